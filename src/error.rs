@@ -1,0 +1,272 @@
+//! The error type: one small boxed struct with a spec code and a byte offset.
+//!
+//! Every fault of the bytes carries one of the seven codes of spec section 7
+//! ([`ErrorCode::Frame`] .. [`ErrorCode::Schema`]) and the offset of the first
+//! byte of the field or value at fault, counted from the start of the buffer.
+//! Two more kinds exist for what is not a fault of the bytes: I/O failures
+//! ([`ErrorCode::Io`]) and messages raised by a type's own `Serialize` /
+//! `Deserialize` impl ([`ErrorCode::Message`]).
+
+use std::fmt;
+use std::io;
+
+/// A `Result` whose error is [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The kind of an [`Error`]: the seven spec codes plus I/O and message kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// Magic, version, profile, a flag or a reserved byte is wrong.
+    Frame,
+    /// A count or length is above the cap, nesting is too deep, or a size
+    /// product overflows u64.
+    Limit,
+    /// A length that was checked does not fit in the bytes still unread.
+    Eof,
+    /// A tag, variant, dtype, shape, range, name, link, map order or
+    /// placement is wrong.
+    Type,
+    /// A str, char, tensor name or layout name is not valid UTF-8 / Unicode.
+    Utf8,
+    /// A standalone buffer continues past the value.
+    Trailing,
+    /// The frame hash does not match the reader's type.
+    Schema,
+    /// An I/O error from the underlying reader or writer.
+    Io,
+    /// A message raised by a type's own `Serialize`/`Deserialize` impl, or
+    /// an unsupported serde feature (for example `deserialize_any`).
+    Message,
+}
+
+impl ErrorCode {
+    /// The code word: `FRAME`, `LIMIT`, `EOF`, `TYPE`, `UTF8`, `TRAILING`,
+    /// `SCHEMA`, `IO` or `MESSAGE`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::Frame => "FRAME",
+            ErrorCode::Limit => "LIMIT",
+            ErrorCode::Eof => "EOF",
+            ErrorCode::Type => "TYPE",
+            ErrorCode::Utf8 => "UTF8",
+            ErrorCode::Trailing => "TRAILING",
+            ErrorCode::Schema => "SCHEMA",
+            ErrorCode::Io => "IO",
+            ErrorCode::Message => "MESSAGE",
+        }
+    }
+
+    /// True for the seven codes defined by the spec (faults of the bytes).
+    pub const fn is_spec_code(self) -> bool {
+        !matches!(self, ErrorCode::Io | ErrorCode::Message)
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+struct ErrorImpl {
+    code: ErrorCode,
+    offset: Option<u64>,
+    message: String,
+    io: Option<io::Error>,
+}
+
+/// A Kiln error: a code, the byte offset of the fault, and a sentence.
+///
+/// `Display` reads like `TYPE at byte 12: option tag 0x07 is not 0 or 1`.
+#[derive(thiserror::Error)]
+#[error("{}", DisplayImpl(self))]
+pub struct Error(Box<ErrorImpl>);
+
+struct DisplayImpl<'a>(&'a Error);
+
+impl fmt::Display for DisplayImpl<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = &self.0 .0;
+        match e.offset {
+            Some(off) => write!(f, "{} at byte {}: {}", e.code, off, e.message),
+            None => write!(f, "{}: {}", e.code, e.message),
+        }
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Error({})", DisplayImpl(self))
+    }
+}
+
+impl Error {
+    /// A new error with a code, an optional byte offset and a message.
+    #[cold]
+    pub fn new(code: ErrorCode, offset: Option<u64>, message: impl Into<String>) -> Self {
+        Error(Box::new(ErrorImpl {
+            code,
+            offset,
+            message: message.into(),
+            io: None,
+        }))
+    }
+
+    /// A new error at a byte offset.
+    #[cold]
+    pub fn at(code: ErrorCode, offset: u64, message: impl Into<String>) -> Self {
+        Self::new(code, Some(offset), message)
+    }
+
+    /// Wraps an I/O error, with the offset where it happened when known.
+    #[cold]
+    pub fn io(err: io::Error, offset: Option<u64>) -> Self {
+        Error(Box::new(ErrorImpl {
+            code: ErrorCode::Io,
+            offset,
+            message: err.to_string(),
+            io: Some(err),
+        }))
+    }
+
+    /// The error's code.
+    pub fn code(&self) -> ErrorCode {
+        self.0.code
+    }
+
+    /// The byte offset of the fault from the start of the buffer, when known.
+    pub fn offset(&self) -> Option<u64> {
+        self.0.offset
+    }
+
+    /// The human sentence, without the code and offset.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+
+    /// The underlying I/O error for [`ErrorCode::Io`].
+    pub fn io_error(&self) -> Option<&io::Error> {
+        self.0.io.as_ref()
+    }
+
+    /// Takes the underlying I/O error out, if this is an I/O error.
+    pub fn into_io_error(self) -> Option<io::Error> {
+        self.0.io
+    }
+
+    /// True when this is an end-of-input condition: the spec's EOF, or an I/O
+    /// `UnexpectedEof` from a reader.
+    pub fn is_eof(&self) -> bool {
+        self.0.code == ErrorCode::Eof
+            || self
+                .0
+                .io
+                .as_ref()
+                .is_some_and(|e| e.kind() == io::ErrorKind::UnexpectedEof)
+    }
+
+    /// Sets the offset if none is known yet.
+    #[cold]
+    pub(crate) fn or_offset(mut self, offset: u64) -> Self {
+        if self.0.offset.is_none() {
+            self.0.offset = Some(offset);
+        }
+        self
+    }
+
+    /// Adds `base` to the offset (for errors found in a sub-buffer).
+    #[cold]
+    pub(crate) fn shifted(mut self, base: u64) -> Self {
+        if let Some(o) = self.0.offset.as_mut() {
+            *o = o.saturating_add(base);
+        }
+        self
+    }
+}
+
+impl From<io::Error> for Error {
+    #[cold]
+    fn from(err: io::Error) -> Self {
+        Error::io(err, None)
+    }
+}
+
+impl serde::ser::Error for Error {
+    #[cold]
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Error::new(ErrorCode::Message, None, msg.to_string())
+    }
+}
+
+impl serde::de::Error for Error {
+    #[cold]
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Error::new(ErrorCode::Message, None, msg.to_string())
+    }
+
+    #[cold]
+    fn invalid_type(unexp: serde::de::Unexpected<'_>, exp: &dyn serde::de::Expected) -> Self {
+        Error::new(
+            ErrorCode::Type,
+            None,
+            format!("invalid type: {unexp}, expected {exp}"),
+        )
+    }
+
+    #[cold]
+    fn invalid_value(unexp: serde::de::Unexpected<'_>, exp: &dyn serde::de::Expected) -> Self {
+        Error::new(
+            ErrorCode::Type,
+            None,
+            format!("invalid value: {unexp}, expected {exp}"),
+        )
+    }
+
+    #[cold]
+    fn invalid_length(len: usize, exp: &dyn serde::de::Expected) -> Self {
+        Error::new(
+            ErrorCode::Type,
+            None,
+            format!("invalid length {len}, expected {exp}"),
+        )
+    }
+
+    #[cold]
+    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
+        Error::new(
+            ErrorCode::Type,
+            None,
+            format!("unknown variant `{variant}`, expected one of {expected:?}"),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_has_code_offset_and_sentence() {
+        let e = Error::at(ErrorCode::Type, 12, "option tag 0x07 is not 0 or 1");
+        assert_eq!(e.to_string(), "TYPE at byte 12: option tag 0x07 is not 0 or 1");
+        assert_eq!(e.code(), ErrorCode::Type);
+        assert_eq!(e.offset(), Some(12));
+        let e = Error::new(ErrorCode::Message, None, "boom");
+        assert_eq!(e.to_string(), "MESSAGE: boom");
+    }
+
+    #[test]
+    fn error_is_small_and_thread_safe() {
+        fn assert_send_sync<T: Send + Sync + 'static + std::error::Error>() {}
+        assert_send_sync::<Error>();
+        assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
+    }
+
+    #[test]
+    fn or_offset_and_shift() {
+        let e = Error::new(ErrorCode::Eof, None, "x").or_offset(5).or_offset(9);
+        assert_eq!(e.offset(), Some(5));
+        assert_eq!(e.shifted(16).offset(), Some(21));
+    }
+}

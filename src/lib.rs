@@ -1,0 +1,8 @@
+//! Kiln v2 (crate docs to come).
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod options;
+
+pub use error::{Error, ErrorCode, Result};
+pub use options::Options;
