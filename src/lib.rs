@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod options;
+pub mod tensors;
 
 pub use error::{Error, ErrorCode, Result};
 pub use options::Options;
