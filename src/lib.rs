@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod options;
+pub mod schema;
 pub mod tensors;
 
 pub use error::{Error, ErrorCode, Result};
