@@ -249,7 +249,10 @@ mod tests {
     #[test]
     fn display_has_code_offset_and_sentence() {
         let e = Error::at(ErrorCode::Type, 12, "option tag 0x07 is not 0 or 1");
-        assert_eq!(e.to_string(), "TYPE at byte 12: option tag 0x07 is not 0 or 1");
+        assert_eq!(
+            e.to_string(),
+            "TYPE at byte 12: option tag 0x07 is not 0 or 1"
+        );
         assert_eq!(e.code(), ErrorCode::Type);
         assert_eq!(e.offset(), Some(12));
         let e = Error::new(ErrorCode::Message, None, "boom");
@@ -265,7 +268,9 @@ mod tests {
 
     #[test]
     fn or_offset_and_shift() {
-        let e = Error::new(ErrorCode::Eof, None, "x").or_offset(5).or_offset(9);
+        let e = Error::new(ErrorCode::Eof, None, "x")
+            .or_offset(5)
+            .or_offset(9);
         assert_eq!(e.offset(), Some(5));
         assert_eq!(e.shifted(16).offset(), Some(21));
     }

@@ -1,10 +1,250 @@
-//! Kiln v2 (crate docs to come).
+//! # kiln_serde
+//!
+//! Kiln v2: a positional, little-endian, canonical serde binary format that
+//! also carries numeric arrays (tensors) zero-copy.
+//!
+//! A `#[derive(Serialize, Deserialize)]` type becomes bytes with no names and
+//! no tags; map keys are sorted; floats keep every bit; a decoder accepts only
+//! canonical bytes, so the same value always has the same bytes. A hostile
+//! length never allocates more than the bytes that remain.
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Serialize, Deserialize, PartialEq, Debug)]
+//! struct Point {
+//!     x: i32,
+//!     y: i32,
+//! }
+//!
+//! let bytes = kiln_serde::to_vec(&Point { x: 9, y: -4 }).unwrap();
+//! assert_eq!(bytes, [0x09, 0, 0, 0, 0xfc, 0xff, 0xff, 0xff]);
+//! let back: Point = kiln_serde::from_slice(&bytes).unwrap();
+//! assert_eq!(back, Point { x: 9, y: -4 });
+//! ```
+//!
+//! Coming from bincode 1.x: `use kiln_serde as bincode;` keeps
+//! `serialize`, `deserialize`, `serialize_into`, `deserialize_from` and
+//! `serialized_size` compiling (the bytes are Kiln's).
+//!
+//! Errors carry one of the spec's codes and the byte offset of the fault:
+//!
+//! ```
+//! let err = kiln_serde::from_slice::<Option<u8>>(&[7]).unwrap_err();
+//! assert_eq!(err.code(), kiln_serde::ErrorCode::Type);
+//! assert_eq!(err.offset(), Some(0));
+//! assert_eq!(err.to_string(), "TYPE at byte 0: option tag 0x07 is not 0 or 1");
+//! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
+pub mod de;
 pub mod error;
 pub mod options;
+pub mod read;
 pub mod schema;
+pub mod ser;
 pub mod tensors;
+
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 pub use error::{Error, ErrorCode, Result};
 pub use options::Options;
+
+/// Encodes `value` as a standalone Frozen buffer.
+///
+/// # Errors
+/// LIMIT for a seq/map/str/bytes longer than the wire maximum; TYPE for
+/// duplicate map keys; MESSAGE for errors raised by the value's `Serialize`.
+///
+/// # Examples
+/// ```
+/// assert_eq!(kiln_serde::to_vec(&(1u8, 2u16)).unwrap(), [1, 2, 0]);
+/// ```
+pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
+    ser::to_vec(value, &Options::DEFAULT)
+}
+
+/// Encodes `value` into a writer.
+///
+/// # Errors
+/// As [`to_vec`], plus IO when the writer fails.
+///
+/// # Examples
+/// ```
+/// let mut out = Vec::new();
+/// kiln_serde::to_writer(&mut out, &"hi").unwrap();
+/// assert_eq!(out, [2, 0, 0, 0, b'h', b'i']);
+/// ```
+pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(writer: W, value: &T) -> Result<()> {
+    ser::to_writer(writer, value, &Options::DEFAULT)
+}
+
+/// The number of bytes [`to_vec`] would produce, without keeping them.
+///
+/// # Errors
+/// As [`to_vec`].
+///
+/// # Examples
+/// ```
+/// assert_eq!(kiln_serde::serialized_size(&vec![1u32, 2]).unwrap(), 12);
+/// ```
+pub fn serialized_size<T: ?Sized + Serialize>(value: &T) -> Result<u64> {
+    ser::serialized_size(value, &Options::DEFAULT)
+}
+
+/// Decodes a standalone buffer holding exactly one value. `&str` and
+/// `&[u8]` fields borrow from `bytes`.
+///
+/// # Errors
+/// Any spec code for a fault of the bytes (TRAILING when bytes follow the
+/// value), MESSAGE for errors from the type's own `Deserialize`.
+///
+/// # Examples
+/// ```
+/// let s: &str = kiln_serde::from_slice(&[2, 0, 0, 0, b'h', b'i']).unwrap();
+/// assert_eq!(s, "hi");
+/// ```
+pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
+    de::from_slice(bytes, &Options::DEFAULT)
+}
+
+/// Decodes one value from the front of `bytes` and returns the rest (for
+/// several values back to back).
+///
+/// # Errors
+/// As [`from_slice`], without TRAILING.
+///
+/// # Examples
+/// ```
+/// let (a, rest): (u8, &[u8]) = kiln_serde::take_from_slice(&[1, 2]).unwrap();
+/// assert_eq!((a, rest), (1, &[2u8][..]));
+/// ```
+pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
+    de::take_from_slice(bytes, &Options::DEFAULT)
+}
+
+/// Decodes one value from a stream, reading exactly its bytes (so values
+/// written back to back can be read one by one). Buffers grow in bounded
+/// chunks, so a lying length costs only what the stream delivers.
+///
+/// # Errors
+/// As [`from_slice`] (EOF when the stream ends inside the value), plus IO.
+///
+/// # Examples
+/// ```
+/// let mut input: &[u8] = &[1, 0, 0, 0, 2];
+/// let a: u32 = kiln_serde::from_reader(&mut input).unwrap();
+/// let b: u8 = kiln_serde::from_reader(&mut input).unwrap();
+/// assert_eq!((a, b), (1, 2));
+/// ```
+pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(reader: R) -> Result<T> {
+    de::from_reader(reader, &Options::DEFAULT)
+}
+
+impl Options {
+    /// `Options::new()` as a constant.
+    pub const DEFAULT: Options = Options::new();
+
+    /// [`to_vec`](crate::to_vec) with these options (the total `limit` applies).
+    ///
+    /// # Errors
+    /// As [`to_vec`](crate::to_vec); LIMIT past the total limit.
+    pub fn to_vec<T: ?Sized + Serialize>(&self, value: &T) -> Result<Vec<u8>> {
+        ser::to_vec(value, self)
+    }
+
+    /// [`to_writer`](crate::to_writer) with these options.
+    ///
+    /// # Errors
+    /// As [`to_writer`](crate::to_writer); LIMIT past the total limit.
+    pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(
+        &self,
+        writer: W,
+        value: &T,
+    ) -> Result<()> {
+        ser::to_writer(writer, value, self)
+    }
+
+    /// [`serialized_size`](crate::serialized_size) with these options.
+    ///
+    /// # Errors
+    /// As [`to_vec`](crate::to_vec).
+    pub fn serialized_size<T: ?Sized + Serialize>(&self, value: &T) -> Result<u64> {
+        ser::serialized_size(value, self)
+    }
+
+    /// [`from_slice`](crate::from_slice) with these options.
+    ///
+    /// # Errors
+    /// As [`from_slice`](crate::from_slice); LIMIT past a cap.
+    pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
+        de::from_slice(bytes, self)
+    }
+
+    /// [`take_from_slice`](crate::take_from_slice) with these options.
+    ///
+    /// # Errors
+    /// As [`take_from_slice`](crate::take_from_slice).
+    pub fn take_from_slice<'de, T: Deserialize<'de>>(
+        &self,
+        bytes: &'de [u8],
+    ) -> Result<(T, &'de [u8])> {
+        de::take_from_slice(bytes, self)
+    }
+
+    /// [`from_reader`](crate::from_reader) with these options.
+    ///
+    /// # Errors
+    /// As [`from_reader`](crate::from_reader).
+    pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
+        de::from_reader(reader, self)
+    }
+
+    /// Decodes a standalone buffer with a `DeserializeSeed`.
+    ///
+    /// # Errors
+    /// As [`from_slice`](crate::from_slice).
+    pub fn from_slice_seed<'de, S: serde::de::DeserializeSeed<'de>>(
+        &self,
+        seed: S,
+        bytes: &'de [u8],
+    ) -> Result<S::Value> {
+        de::seed_from_slice(seed, bytes, self)
+    }
+}
+
+/// bincode 1.x name for [`to_vec`].
+///
+/// # Errors
+/// As [`to_vec`].
+pub fn serialize<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
+    to_vec(value)
+}
+
+/// bincode 1.x name for [`from_slice`].
+///
+/// # Errors
+/// As [`from_slice`].
+pub fn deserialize<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
+    from_slice(bytes)
+}
+
+/// bincode 1.x name for [`to_writer`].
+///
+/// # Errors
+/// As [`to_writer`].
+pub fn serialize_into<W: std::io::Write, T: ?Sized + Serialize>(
+    writer: W,
+    value: &T,
+) -> Result<()> {
+    to_writer(writer, value)
+}
+
+/// bincode 1.x name for [`from_reader`].
+///
+/// # Errors
+/// As [`from_reader`].
+pub fn deserialize_from<R: std::io::Read, T: DeserializeOwned>(reader: R) -> Result<T> {
+    from_reader(reader)
+}

@@ -1,0 +1,626 @@
+//! The serde `Deserializer` for Frozen values (spec section 2).
+//!
+//! Canonical input only: bool and option tags other than 0/1, variant
+//! indexes the type lacks, and maps whose keys do not strictly increase are
+//! TYPE. Counts are checked against the caps and the bytes that remain
+//! before anything is allocated (spec section 6).
+
+use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::options::Options;
+use crate::read::{IoRead, Read, Reference, SliceRead};
+use crate::tensors::TENSORS_TOKEN;
+
+/// Size hint for a stream, where the bytes that remain are unknown.
+const STREAM_HINT_CAP: usize = 4096;
+
+/// The Frozen deserializer over a [`Read`] input.
+pub struct Deserializer<R> {
+    read: R,
+    scratch: Vec<u8>,
+    depth: u32,
+    opts: Options,
+    /// Capture marks of the most recent str/bytes content (map-key sorting).
+    last_str: (usize, usize),
+}
+
+impl<'de> Deserializer<SliceRead<'de>> {
+    /// A deserializer reading from a slice (zero-copy for `&str`/`&[u8]`).
+    pub fn from_slice(slice: &'de [u8], opts: &Options) -> Self {
+        Deserializer::new(SliceRead::new(slice, opts.limit), opts)
+    }
+
+    /// The bytes not read yet.
+    pub fn rest(&self) -> &'de [u8] {
+        self.read.rest()
+    }
+}
+
+impl<R: std::io::Read> Deserializer<IoRead<R>> {
+    /// A deserializer reading from a stream.
+    pub fn from_reader(reader: R, opts: &Options) -> Self {
+        Deserializer::new(IoRead::new(reader, opts.limit), opts)
+    }
+}
+
+const ANY_MSG: &str = "Kiln is not self-describing, so deserialize_any is not supported: \
+     the type uses #[serde(untagged)], #[serde(flatten)], an internally or adjacently \
+     tagged enum, or a dynamic value type (serde_json::Value); give it a concrete shape";
+
+impl<'de, R: Read<'de>> Deserializer<R> {
+    /// A deserializer over any reader.
+    pub fn new(read: R, opts: &Options) -> Self {
+        Deserializer {
+            read,
+            scratch: Vec::new(),
+            depth: 0,
+            opts: *opts,
+            last_str: (usize::MAX, usize::MAX),
+        }
+    }
+
+    /// Byte offset of the next byte to read.
+    pub fn offset(&self) -> u64 {
+        self.read.offset()
+    }
+
+    /// Fails with TRAILING unless every byte was consumed (slices only; a
+    /// stream cannot tell).
+    pub fn end(&mut self) -> Result<()> {
+        match self.read.remaining() {
+            Some(n) if n > 0 => Err(Error::at(
+                ErrorCode::Trailing,
+                self.read.offset(),
+                format!("{n} bytes follow the value"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Gives the reader back.
+    pub fn into_reader(self) -> R {
+        self.read
+    }
+
+    #[inline]
+    fn u8(&mut self) -> Result<u8> {
+        Ok(self.read.read_array::<1>()?[0])
+    }
+
+    #[inline]
+    fn u32(&mut self) -> Result<u32> {
+        Ok(u32::from_le_bytes(self.read.read_array()?))
+    }
+
+    #[inline]
+    fn enter(&mut self, at: u64) -> Result<()> {
+        if self.depth >= self.opts.max_depth {
+            return Err(Error::at(
+                ErrorCode::Limit,
+                at,
+                format!("nesting deeper than the depth cap {}", self.opts.max_depth),
+            ));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// A seq/map count, checked against the count cap.
+    #[inline]
+    fn count(&mut self) -> Result<(usize, u64)> {
+        let at = self.read.offset();
+        let n = self.u32()?;
+        if u64::from(n) > self.opts.max_count {
+            return Err(Error::at(
+                ErrorCode::Limit,
+                at,
+                format!("count {n} is above the cap {}", self.opts.max_count),
+            ));
+        }
+        Ok((n as usize, at))
+    }
+
+    /// The size hint for `n` elements: never more than the bytes remaining.
+    #[inline]
+    fn hint(&self, n: usize) -> usize {
+        match self.read.remaining() {
+            Some(r) => n.min(r),
+            None => n.min(STREAM_HINT_CAP),
+        }
+    }
+
+    /// Reads a str/bytes value: count, caps, then the bytes.
+    #[inline]
+    fn bytes_value(&mut self) -> Result<(Reference<'de, '_>, u64)> {
+        let at = self.read.offset();
+        let n = self.u32()?;
+        if u64::from(n) > self.opts.max_bytes {
+            return Err(Error::at(
+                ErrorCode::Limit,
+                at,
+                format!("length {n} is above the cap {}", self.opts.max_bytes),
+            ));
+        }
+        let start = self.read.mark();
+        let r = self.read.take(n as usize, at, &mut self.scratch)?;
+        // `r` borrows the reader, so the end mark is computed from the start.
+        self.last_str = (start, start + n as usize);
+        Ok((r, at))
+    }
+
+    #[cold]
+    fn utf8_error(at: u64, e: std::str::Utf8Error) -> Error {
+        Error::at(
+            ErrorCode::Utf8,
+            at,
+            format!("invalid UTF-8 at byte {} of the string", e.valid_up_to()),
+        )
+    }
+
+    fn tensors<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let at = self.read.offset();
+        match self.read.tensors_block(&self.opts, &mut self.scratch)? {
+            Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
+            Reference::Copied(c) => visitor.visit_bytes(c),
+        }
+        .map_err(|e: Error| e.or_offset(at))
+    }
+}
+
+/// Reads one value from a slice; trailing bytes are TRAILING unless allowed.
+pub(crate) fn from_slice<'de, T: de::Deserialize<'de>>(
+    bytes: &'de [u8],
+    opts: &Options,
+) -> Result<T> {
+    let mut de = Deserializer::from_slice(bytes, opts);
+    let v = T::deserialize(&mut de).map_err(|e: Error| e.or_offset(de.offset()))?;
+    if !opts.allow_trailing {
+        de.end()?;
+    }
+    Ok(v)
+}
+
+/// Reads one value from the front of a slice and returns the rest.
+pub(crate) fn take_from_slice<'de, T: de::Deserialize<'de>>(
+    bytes: &'de [u8],
+    opts: &Options,
+) -> Result<(T, &'de [u8])> {
+    let mut de = Deserializer::from_slice(bytes, opts);
+    let v = T::deserialize(&mut de).map_err(|e: Error| e.or_offset(de.offset()))?;
+    Ok((v, de.rest()))
+}
+
+/// Reads one value from a stream, consuming exactly its bytes.
+pub(crate) fn from_reader<R: std::io::Read, T: de::DeserializeOwned>(
+    reader: R,
+    opts: &Options,
+) -> Result<T> {
+    let mut de = Deserializer::from_reader(reader, opts);
+    T::deserialize(&mut de).map_err(|e: Error| e.or_offset(de.offset()))
+}
+
+/// Runs `seed` over a slice (for `deserialize_seed`-style APIs).
+pub(crate) fn seed_from_slice<'de, S: DeserializeSeed<'de>>(
+    seed: S,
+    bytes: &'de [u8],
+    opts: &Options,
+) -> Result<S::Value> {
+    let mut de = Deserializer::from_slice(bytes, opts);
+    let v = seed
+        .deserialize(&mut de)
+        .map_err(|e: Error| e.or_offset(de.offset()))?;
+    if !opts.allow_trailing {
+        de.end()?;
+    }
+    Ok(v)
+}
+
+macro_rules! de_le {
+    ($($fn:ident => $visit:ident: $t:ty),*) => {
+        $(
+            #[inline]
+            fn $fn<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+                let at = self.read.offset();
+                let v = <$t>::from_le_bytes(self.read.read_array()?);
+                visitor.$visit(v).map_err(|e: Error| e.or_offset(at))
+            }
+        )*
+    };
+}
+
+impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
+    type Error = Error;
+
+    #[cold]
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(Error::at(ErrorCode::Message, self.read.offset(), ANY_MSG))
+    }
+
+    #[cold]
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(Error::at(ErrorCode::Message, self.read.offset(), ANY_MSG))
+    }
+
+    #[inline]
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.read.offset();
+        match self.u8()? {
+            0 => visitor.visit_bool(false),
+            1 => visitor.visit_bool(true),
+            b => Err(Error::at(
+                ErrorCode::Type,
+                at,
+                format!("bool byte 0x{b:02x} is not 0 or 1"),
+            )),
+        }
+        .map_err(|e: Error| e.or_offset(at))
+    }
+
+    de_le!(deserialize_i8 => visit_i8: i8, deserialize_i16 => visit_i16: i16,
+        deserialize_i32 => visit_i32: i32, deserialize_i64 => visit_i64: i64,
+        deserialize_i128 => visit_i128: i128, deserialize_u8 => visit_u8: u8,
+        deserialize_u16 => visit_u16: u16, deserialize_u32 => visit_u32: u32,
+        deserialize_u64 => visit_u64: u64, deserialize_u128 => visit_u128: u128);
+
+    #[inline]
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.read.offset();
+        let v = f32::from_bits(u32::from_le_bytes(self.read.read_array()?));
+        visitor.visit_f32(v).map_err(|e: Error| e.or_offset(at))
+    }
+
+    #[inline]
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.read.offset();
+        let v = f64::from_bits(u64::from_le_bytes(self.read.read_array()?));
+        visitor.visit_f64(v).map_err(|e: Error| e.or_offset(at))
+    }
+
+    #[inline]
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.read.offset();
+        let v = self.u32()?;
+        match char::from_u32(v) {
+            Some(c) => visitor.visit_char(c).map_err(|e: Error| e.or_offset(at)),
+            None => Err(Error::at(
+                ErrorCode::Utf8,
+                at,
+                format!("char 0x{v:x} is not a Unicode scalar value"),
+            )),
+        }
+    }
+
+    #[inline]
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let (r, at) = self.bytes_value()?;
+        match r {
+            Reference::Borrowed(b) => match std::str::from_utf8(b) {
+                Ok(s) => visitor.visit_borrowed_str(s),
+                Err(e) => Err(Deserializer::<R>::utf8_error(at, e)),
+            },
+            Reference::Copied(b) => match std::str::from_utf8(b) {
+                Ok(s) => visitor.visit_str(s),
+                Err(e) => Err(Deserializer::<R>::utf8_error(at, e)),
+            },
+        }
+        .map_err(|e: Error| e.or_offset(at))
+    }
+
+    #[inline]
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    #[inline]
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let (r, at) = self.bytes_value()?;
+        match r {
+            Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
+            Reference::Copied(b) => visitor.visit_bytes(b),
+        }
+        .map_err(|e: Error| e.or_offset(at))
+    }
+
+    #[inline]
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_bytes(visitor)
+    }
+
+    #[inline]
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.read.offset();
+        match self.u8()? {
+            0 => visitor.visit_none().map_err(|e: Error| e.or_offset(at)),
+            1 => {
+                self.enter(at)?;
+                let r = visitor.visit_some(&mut *self);
+                self.depth -= 1;
+                r.map_err(|e: Error| e.or_offset(at))
+            }
+            t => Err(Error::at(
+                ErrorCode::Type,
+                at,
+                format!("option tag 0x{t:02x} is not 0 or 1"),
+            )),
+        }
+    }
+
+    #[inline]
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_unit()
+    }
+
+    #[inline]
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_unit()
+    }
+
+    #[inline]
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if name.len() == TENSORS_TOKEN.len() && name == TENSORS_TOKEN {
+            return self.tensors(visitor);
+        }
+        let at = self.read.offset();
+        self.enter(at)?;
+        let r = visitor.visit_newtype_struct(&mut *self);
+        self.depth -= 1;
+        r.map_err(|e: Error| e.or_offset(at))
+    }
+
+    #[inline]
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let (n, at) = self.count()?;
+        self.enter(at)?;
+        let hint = self.hint(n);
+        let r = visit_seq_exact(self, n, hint, at, visitor);
+        self.depth -= 1;
+        r
+    }
+
+    #[inline]
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        let at = self.read.offset();
+        self.enter(at)?;
+        let r = visit_seq_exact(self, len, len, at, visitor);
+        self.depth -= 1;
+        r
+    }
+
+    #[inline]
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_tuple(len, visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let (n, at) = self.count()?;
+        self.enter(at)?;
+        self.read.map_open();
+        let hint = self.hint(n);
+        let mut access = MapAccess {
+            de: &mut *self,
+            left: n,
+            hint,
+            prev: None,
+        };
+        let r = visitor.visit_map(&mut access);
+        let left = access.left;
+        self.read.map_close();
+        self.last_str = (usize::MAX, usize::MAX);
+        self.depth -= 1;
+        let v = r.map_err(|e: Error| e.or_offset(at))?;
+        if left != 0 {
+            return Err(Error::at(
+                ErrorCode::Message,
+                at,
+                format!("the map's visitor left {left} of {n} entries unread"),
+            ));
+        }
+        Ok(v)
+    }
+
+    #[inline]
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_tuple(fields.len(), visitor)
+    }
+
+    #[inline]
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        let at = self.read.offset();
+        self.enter(at)?;
+        let r = visitor.visit_enum(&mut *self);
+        self.depth -= 1;
+        r.map_err(|e: Error| e.or_offset(at))
+    }
+
+    #[inline]
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_u32(visitor)
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+/// Visits exactly `n` elements; a visitor that stops early is an error
+/// (the rest of the bytes would otherwise be misread).
+#[inline]
+fn visit_seq_exact<'de, R: Read<'de>, V: Visitor<'de>>(
+    de: &mut Deserializer<R>,
+    n: usize,
+    hint: usize,
+    at: u64,
+    visitor: V,
+) -> Result<V::Value> {
+    let mut access = SeqAccess {
+        de: &mut *de,
+        left: n,
+        hint,
+    };
+    let v = visitor
+        .visit_seq(&mut access)
+        .map_err(|e: Error| e.or_offset(at))?;
+    if access.left != 0 {
+        return Err(Error::at(
+            ErrorCode::Message,
+            at,
+            format!("the visitor left {} of {n} elements unread", access.left),
+        ));
+    }
+    Ok(v)
+}
+
+struct SeqAccess<'a, R> {
+    de: &'a mut Deserializer<R>,
+    left: usize,
+    hint: usize,
+}
+
+impl<'de, R: Read<'de>> de::SeqAccess<'de> for SeqAccess<'_, R> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        self.hint = self.hint.saturating_sub(1);
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.hint)
+    }
+}
+
+struct MapAccess<'a, R> {
+    de: &'a mut Deserializer<R>,
+    left: usize,
+    hint: usize,
+    /// Capture range of the previous key's sort bytes.
+    prev: Option<(usize, usize)>,
+}
+
+impl<'de, R: Read<'de>> de::MapAccess<'de> for MapAccess<'_, R> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        self.hint = self.hint.saturating_sub(1);
+        let de = &mut *self.de;
+        let at = de.read.offset();
+        de.read.begin_key();
+        let start = de.read.mark();
+        de.last_str = (usize::MAX, usize::MAX);
+        let r = seed.deserialize(&mut *de);
+        let end = de.read.mark();
+        de.read.end_key();
+        let key = r?;
+        let cur = if de.last_str == (start + 4, end) {
+            (start + 4, end)
+        } else {
+            (start, end)
+        };
+        if let Some(prev) = self.prev {
+            if de.read.captured(prev.0, prev.1) >= de.read.captured(cur.0, cur.1) {
+                return Err(Error::at(
+                    ErrorCode::Type,
+                    at,
+                    "map keys are not in strictly increasing canonical order",
+                ));
+            }
+        }
+        self.prev = Some(cur);
+        Ok(Some(key))
+    }
+
+    #[inline]
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        seed.deserialize(&mut *self.de)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.hint)
+    }
+}
+
+impl<'de, R: Read<'de>> de::EnumAccess<'de> for &mut Deserializer<R> {
+    type Error = Error;
+    type Variant = Self;
+
+    #[inline]
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
+        let at = self.read.offset();
+        let idx = self.u32()?;
+        let v = seed
+            .deserialize(IntoDeserializer::<Error>::into_deserializer(idx))
+            .map_err(|e| {
+                Error::at(
+                    ErrorCode::Type,
+                    at,
+                    format!("variant index {idx}: {}", e.message()),
+                )
+            })?;
+        Ok((v, self))
+    }
+}
+
+impl<'de, R: Read<'de>> de::VariantAccess<'de> for &mut Deserializer<R> {
+    type Error = Error;
+
+    #[inline]
+    fn unit_variant(self) -> Result<()> {
+        Ok(())
+    }
+
+    #[inline]
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+        seed.deserialize(self)
+    }
+
+    #[inline]
+    fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        let at = self.read.offset();
+        visit_seq_exact(self, len, len, at, visitor)
+    }
+
+    #[inline]
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        let at = self.read.offset();
+        visit_seq_exact(self, fields.len(), fields.len(), at, visitor)
+    }
+}

@@ -1,0 +1,376 @@
+//! The input abstraction: a borrowed slice or an `io::Read` stream.
+//!
+//! One sealed trait, two readers. Bytes come back either borrowed from the
+//! input for `'de` ([`Reference::Borrowed`]) or copied into the caller's
+//! scratch space ([`Reference::Copied`]), so one deserializer serves both.
+//!
+//! Allocation safety lives here: a slice refuses a length larger than the
+//! bytes that remain before anything is allocated; a stream grows its
+//! scratch buffer in bounded chunks, so a lying length costs only what the
+//! stream really delivers.
+
+use std::io;
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// Largest single growth of a stream's scratch buffer.
+pub(crate) const CHUNK: usize = 64 * 1024;
+
+/// Bytes handed out by a reader.
+pub enum Reference<'b, 'c> {
+    /// Borrowed from the input for the deserializer's lifetime.
+    Borrowed(&'b [u8]),
+    /// Copied into scratch space, valid until the next read.
+    Copied(&'c [u8]),
+}
+
+impl Reference<'_, '_> {
+    /// The bytes, whichever way they came.
+    pub fn as_slice(&self) -> &[u8] {
+        match self {
+            Reference::Borrowed(b) => b,
+            Reference::Copied(c) => c,
+        }
+    }
+}
+
+mod private {
+    pub trait Sealed {}
+}
+
+/// The input of a [`Deserializer`](crate::de::Deserializer). Sealed: use
+/// [`SliceRead`] or [`IoRead`].
+pub trait Read<'de>: private::Sealed {
+    /// Bytes consumed so far (the offset of the next byte).
+    fn offset(&self) -> u64;
+
+    /// Bytes that remain, when known (slices), else `None` (streams).
+    fn remaining(&self) -> Option<usize>;
+
+    /// Reads exactly `N` bytes. Short input: EOF at the offset of the first
+    /// of them (or LIMIT when the total limit is what stops it).
+    fn read_array<const N: usize>(&mut self) -> Result<[u8; N]>;
+
+    /// Reads `n` bytes, borrowed when possible, else into `scratch`.
+    /// `at` is the offset reported if they are not there.
+    fn take<'s>(
+        &'s mut self,
+        n: usize,
+        at: u64,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Reference<'de, 's>>;
+
+    /// Reads a tensor directory block starting here (validated, with error
+    /// offsets from the start of the input).
+    fn tensors_block<'s>(
+        &'s mut self,
+        opts: &crate::Options,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Reference<'de, 's>>;
+
+    /// Position in capture space (for map-key comparison).
+    fn mark(&self) -> usize;
+
+    /// Bytes captured between two marks.
+    fn captured(&self, from: usize, to: usize) -> &[u8];
+
+    /// A map key starts: record what is read until `end_key`.
+    fn begin_key(&mut self);
+
+    /// The map key ends.
+    fn end_key(&mut self);
+
+    /// A map opens (captured keys must be kept until it closes).
+    fn map_open(&mut self);
+
+    /// A map closes.
+    fn map_close(&mut self);
+}
+
+/// Reads from a borrowed slice; str and bytes values borrow from it.
+pub struct SliceRead<'de> {
+    slice: &'de [u8],
+    pos: usize,
+    /// Readable end: `slice.len()`, or less under a total size limit.
+    end: usize,
+}
+
+impl<'de> SliceRead<'de> {
+    /// A reader over the whole slice, optionally with a total size limit.
+    pub fn new(slice: &'de [u8], limit: Option<u64>) -> Self {
+        let end = match limit {
+            Some(l) => usize::try_from(l).map_or(slice.len(), |l| l.min(slice.len())),
+            None => slice.len(),
+        };
+        SliceRead { slice, pos: 0, end }
+    }
+
+    /// The bytes not yet read (up to the real end of the slice).
+    pub fn rest(&self) -> &'de [u8] {
+        self.slice.get(self.pos..).unwrap_or(&[])
+    }
+
+    #[cold]
+    fn short(&self, n: usize, at: u64) -> Error {
+        if self.end < self.slice.len() && self.slice.len() - self.pos >= n {
+            Error::at(
+                ErrorCode::Limit,
+                at,
+                format!(
+                    "reading {n} more bytes passes the size limit of {} bytes",
+                    self.end
+                ),
+            )
+        } else {
+            Error::at(
+                ErrorCode::Eof,
+                at,
+                format!(
+                    "needs {n} bytes, only {} remain",
+                    self.end.saturating_sub(self.pos)
+                ),
+            )
+        }
+    }
+}
+
+impl private::Sealed for SliceRead<'_> {}
+
+impl<'de> Read<'de> for SliceRead<'de> {
+    #[inline]
+    fn offset(&self) -> u64 {
+        self.pos as u64
+    }
+
+    #[inline]
+    fn remaining(&self) -> Option<usize> {
+        Some(self.end - self.pos)
+    }
+
+    #[inline]
+    fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        if let Some(bytes) = self.slice[..self.end].get(self.pos..self.pos + N) {
+            self.pos += N;
+            let mut out = [0u8; N];
+            out.copy_from_slice(bytes);
+            Ok(out)
+        } else {
+            Err(self.short(N, self.pos as u64))
+        }
+    }
+
+    #[inline]
+    fn take<'s>(
+        &'s mut self,
+        n: usize,
+        at: u64,
+        _scratch: &'s mut Vec<u8>,
+    ) -> Result<Reference<'de, 's>> {
+        if n <= self.end - self.pos {
+            let s = &self.slice[self.pos..self.pos + n];
+            self.pos += n;
+            Ok(Reference::Borrowed(s))
+        } else {
+            Err(self.short(n, at))
+        }
+    }
+
+    fn tensors_block<'s>(
+        &'s mut self,
+        opts: &crate::Options,
+        _scratch: &'s mut Vec<u8>,
+    ) -> Result<Reference<'de, 's>> {
+        let base = self.pos;
+        let rest = &self.slice[base..self.end];
+        let len = crate::tensors::validate_block(rest, opts).map_err(|e| e.shifted(base as u64))?;
+        let block = rest
+            .get(..len)
+            .ok_or_else(|| Error::at(ErrorCode::Eof, base as u64, "directory block is short"))?;
+        self.pos += len;
+        Ok(Reference::Borrowed(block))
+    }
+
+    #[inline]
+    fn mark(&self) -> usize {
+        self.pos
+    }
+
+    #[inline]
+    fn captured(&self, from: usize, to: usize) -> &[u8] {
+        self.slice.get(from..to).unwrap_or(&[])
+    }
+
+    #[inline]
+    fn begin_key(&mut self) {}
+    #[inline]
+    fn end_key(&mut self) {}
+    #[inline]
+    fn map_open(&mut self) {}
+    #[inline]
+    fn map_close(&mut self) {}
+}
+
+/// Reads from an `io::Read`, exactly as many bytes as the value needs (so
+/// several values can be read back to back from one stream).
+///
+/// Reads go straight to the reader: wrap a file or socket in a
+/// `std::io::BufReader` for speed.
+pub struct IoRead<R> {
+    reader: R,
+    pos: u64,
+    limit: Option<u64>,
+    /// Recording depth for map keys, and the record.
+    recording: u32,
+    open_maps: u32,
+    record: Vec<u8>,
+}
+
+impl<R: io::Read> IoRead<R> {
+    /// A reader over a stream, optionally with a total size limit.
+    pub fn new(reader: R, limit: Option<u64>) -> Self {
+        IoRead {
+            reader,
+            pos: 0,
+            limit,
+            recording: 0,
+            open_maps: 0,
+            record: Vec::new(),
+        }
+    }
+
+    /// Gives the underlying reader back.
+    pub fn into_inner(self) -> R {
+        self.reader
+    }
+
+    #[inline]
+    fn check_limit(&self, n: usize, at: u64) -> Result<()> {
+        if let Some(limit) = self.limit {
+            if self.pos.saturating_add(n as u64) > limit {
+                return Err(Error::at(
+                    ErrorCode::Limit,
+                    at,
+                    format!("reading {n} more bytes passes the size limit of {limit} bytes"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn map_io(&self, e: io::Error, at: u64) -> Error {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            Error::at(ErrorCode::Eof, at, "the stream ended inside a value")
+        } else {
+            Error::io(e, Some(at))
+        }
+    }
+
+    /// Appends exactly `n` bytes to `buf`, in bounded chunks.
+    fn fill(&mut self, buf: &mut Vec<u8>, mut n: usize, at: u64) -> Result<()> {
+        while n > 0 {
+            let step = n.min(CHUNK);
+            let old = buf.len();
+            buf.resize(old + step, 0);
+            if let Err(e) = self.reader.read_exact(&mut buf[old..]) {
+                buf.truncate(old);
+                return Err(self.map_io(e, at));
+            }
+            if self.recording > 0 {
+                self.record.extend_from_slice(&buf[old..]);
+            }
+            self.pos += step as u64;
+            n -= step;
+        }
+        Ok(())
+    }
+}
+
+impl<R> private::Sealed for IoRead<R> {}
+
+impl<'de, R: io::Read> Read<'de> for IoRead<R> {
+    #[inline]
+    fn offset(&self) -> u64 {
+        self.pos
+    }
+
+    #[inline]
+    fn remaining(&self) -> Option<usize> {
+        None
+    }
+
+    #[inline]
+    fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let at = self.pos;
+        self.check_limit(N, at)?;
+        let mut out = [0u8; N];
+        if let Err(e) = self.reader.read_exact(&mut out) {
+            return Err(self.map_io(e, at));
+        }
+        if self.recording > 0 {
+            self.record.extend_from_slice(&out);
+        }
+        self.pos += N as u64;
+        Ok(out)
+    }
+
+    fn take<'s>(
+        &'s mut self,
+        n: usize,
+        at: u64,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Reference<'de, 's>> {
+        self.check_limit(n, at)?;
+        scratch.clear();
+        self.fill(scratch, n, at)?;
+        Ok(Reference::Copied(scratch))
+    }
+
+    fn tensors_block<'s>(
+        &'s mut self,
+        opts: &crate::Options,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Reference<'de, 's>> {
+        let base = self.pos;
+        scratch.clear();
+        self.check_limit(32, base)?;
+        self.fill(scratch, 32, base)?;
+        let mut header = [0u8; 32];
+        header.copy_from_slice(scratch);
+        let (_, total) = crate::tensors::header_lens(&header, opts).map_err(|e| e.shifted(base))?;
+        let rest = usize::try_from(total.saturating_sub(32))
+            .map_err(|_| Error::at(ErrorCode::Eof, base, "directory larger than memory"))?;
+        self.check_limit(rest, base)?;
+        self.fill(scratch, rest, base)?;
+        crate::tensors::validate_block(scratch, opts).map_err(|e| e.shifted(base))?;
+        Ok(Reference::Copied(scratch))
+    }
+
+    #[inline]
+    fn mark(&self) -> usize {
+        self.record.len()
+    }
+
+    fn captured(&self, from: usize, to: usize) -> &[u8] {
+        self.record.get(from..to).unwrap_or(&[])
+    }
+
+    fn begin_key(&mut self) {
+        self.recording += 1;
+    }
+
+    fn end_key(&mut self) {
+        self.recording -= 1;
+    }
+
+    fn map_open(&mut self) {
+        self.open_maps += 1;
+    }
+
+    fn map_close(&mut self) {
+        self.open_maps -= 1;
+        if self.open_maps == 0 {
+            self.record.clear();
+        }
+    }
+}

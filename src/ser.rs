@@ -1,0 +1,594 @@
+//! The serde `Serializer` for Frozen values (spec section 2).
+//!
+//! Output always goes into one `Vec<u8>`. When the destination is an
+//! `io::Write` (or a byte counter for [`serialized_size`](crate::serialized_size)),
+//! the buffer is flushed whenever no map or unknown-length sequence is open,
+//! so memory stays bounded while maps can still be sorted in place and
+//! unknown counts patched after the fact.
+
+use std::io;
+
+use serde::ser::{self, Serialize};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::options::Options;
+use crate::tensors::TENSORS_TOKEN;
+
+/// Flush to the sink once this many bytes are buffered (outside maps).
+const FLUSH_AT: usize = 64 * 1024;
+
+enum Sink<'w> {
+    /// `to_vec`: the buffer is the result.
+    None,
+    /// `to_writer`.
+    Writer(&'w mut dyn io::Write),
+    /// `serialized_size`: bytes are counted and dropped.
+    Count,
+}
+
+/// The Frozen serializer. Use [`to_vec`](crate::to_vec),
+/// [`to_writer`](crate::to_writer) or the [`Options`] methods rather than
+/// building one directly.
+pub struct Serializer<'w> {
+    out: Vec<u8>,
+    /// Bytes already handed to the sink.
+    flushed: u64,
+    sink: Sink<'w>,
+    /// Open maps / unknown-length seqs: while > 0 nothing is flushed.
+    pending: u32,
+    /// Next `serialize_bytes` is a tensor directory: write it raw.
+    raw_next: bool,
+    /// Start and end (in `out`) of the most recent str/bytes *content*.
+    last_str: (usize, usize),
+    /// Stack of (key sort range, entry range) for open maps.
+    entries: Vec<Entry>,
+    limit: Option<u64>,
+}
+
+#[derive(Clone, Copy)]
+struct Entry {
+    key: (usize, usize),
+    start: usize,
+    end: usize,
+}
+
+impl<'w> Serializer<'w> {
+    fn with_sink(out: Vec<u8>, sink: Sink<'w>, opts: &Options) -> Self {
+        Serializer {
+            out,
+            flushed: 0,
+            sink,
+            pending: 0,
+            raw_next: false,
+            last_str: (usize::MAX, usize::MAX),
+            entries: Vec::new(),
+            limit: opts.limit,
+        }
+    }
+
+    /// Bytes written so far (flushed and buffered).
+    fn total(&self) -> u64 {
+        self.flushed + self.out.len() as u64
+    }
+
+    #[inline]
+    fn put(&mut self, b: &[u8]) {
+        self.out.extend_from_slice(b);
+    }
+
+    #[inline]
+    fn maybe_flush(&mut self) -> Result<()> {
+        if self.pending == 0 && self.out.len() >= FLUSH_AT && !matches!(self.sink, Sink::None) {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn check_limit(&self) -> Result<()> {
+        if let Some(limit) = self.limit {
+            if self.total() > limit {
+                return Err(Error::new(
+                    ErrorCode::Limit,
+                    None,
+                    format!("encoded size exceeds the limit of {limit} bytes"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn flush(&mut self) -> Result<()> {
+        self.check_limit()?;
+        match &mut self.sink {
+            Sink::None => return Ok(()),
+            Sink::Writer(w) => w
+                .write_all(&self.out)
+                .map_err(|e| Error::io(e, Some(self.flushed)))?,
+            Sink::Count => {}
+        }
+        self.flushed += self.out.len() as u64;
+        self.out.clear();
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<(Vec<u8>, u64)> {
+        self.check_limit()?;
+        if !matches!(self.sink, Sink::None) {
+            self.flush()?;
+        }
+        let total = self.total();
+        Ok((self.out, total))
+    }
+
+    #[inline]
+    fn put_count(&mut self, len: usize, what: &str) -> Result<()> {
+        let n = u32::try_from(len).map_err(|_| {
+            Error::new(
+                ErrorCode::Limit,
+                Some(self.total()),
+                format!("{what} of {len} is above the wire maximum 4,294,967,295"),
+            )
+        })?;
+        self.put(&n.to_le_bytes());
+        Ok(())
+    }
+
+    fn write_raw_block(&mut self, v: &[u8]) -> Result<()> {
+        // A tensor directory: the block in place, no count. Large blocks go
+        // straight to a writer sink when nothing needs patching.
+        if self.pending == 0 && v.len() >= FLUSH_AT && !matches!(self.sink, Sink::None) {
+            self.flush()?;
+            if let Some(limit) = self.limit {
+                if self.flushed.saturating_add(v.len() as u64) > limit {
+                    return Err(Error::new(
+                        ErrorCode::Limit,
+                        None,
+                        format!("encoded size exceeds the limit of {limit} bytes"),
+                    ));
+                }
+            }
+            match &mut self.sink {
+                Sink::Writer(w) => w
+                    .write_all(v)
+                    .map_err(|e| Error::io(e, Some(self.flushed)))?,
+                Sink::Count | Sink::None => {}
+            }
+            self.flushed += v.len() as u64;
+            return Ok(());
+        }
+        self.put(v);
+        self.maybe_flush()
+    }
+}
+
+/// Serializes into a new `Vec`.
+pub(crate) fn to_vec<T: ?Sized + Serialize>(value: &T, opts: &Options) -> Result<Vec<u8>> {
+    let mut ser = Serializer::with_sink(Vec::with_capacity(64), Sink::None, opts);
+    value.serialize(&mut ser)?;
+    Ok(ser.finish()?.0)
+}
+
+/// Serializes into an `io::Write`.
+pub(crate) fn to_writer<W: io::Write, T: ?Sized + Serialize>(
+    mut writer: W,
+    value: &T,
+    opts: &Options,
+) -> Result<()> {
+    let mut ser = Serializer::with_sink(Vec::with_capacity(256), Sink::Writer(&mut writer), opts);
+    value.serialize(&mut ser)?;
+    ser.finish()?;
+    Ok(())
+}
+
+/// The number of bytes `to_vec` would produce.
+pub(crate) fn serialized_size<T: ?Sized + Serialize>(value: &T, opts: &Options) -> Result<u64> {
+    let mut ser = Serializer::with_sink(Vec::new(), Sink::Count, opts);
+    value.serialize(&mut ser)?;
+    Ok(ser.finish()?.1)
+}
+
+macro_rules! put_le {
+    ($($fn:ident: $t:ty),*) => {
+        $(
+            #[inline]
+            fn $fn(self, v: $t) -> Result<()> {
+                self.put(&v.to_le_bytes());
+                Ok(())
+            }
+        )*
+    };
+}
+
+impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = SeqSer<'a, 'w>;
+    type SerializeTuple = Self;
+    type SerializeTupleStruct = Self;
+    type SerializeTupleVariant = Self;
+    type SerializeMap = MapSer<'a, 'w>;
+    type SerializeStruct = Self;
+    type SerializeStructVariant = Self;
+
+    #[inline]
+    fn serialize_bool(self, v: bool) -> Result<()> {
+        self.out.push(v as u8);
+        Ok(())
+    }
+
+    put_le!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+        serialize_i128: i128, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64,
+        serialize_u128: u128);
+
+    #[inline]
+    fn serialize_u8(self, v: u8) -> Result<()> {
+        self.out.push(v);
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_f32(self, v: f32) -> Result<()> {
+        self.put(&v.to_bits().to_le_bytes());
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_f64(self, v: f64) -> Result<()> {
+        self.put(&v.to_bits().to_le_bytes());
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_char(self, v: char) -> Result<()> {
+        self.put(&(v as u32).to_le_bytes());
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_str(self, v: &str) -> Result<()> {
+        self.serialize_bytes(v.as_bytes())
+    }
+
+    #[inline]
+    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
+        if self.raw_next {
+            self.raw_next = false;
+            return self.write_raw_block(v);
+        }
+        self.put_count(v.len(), "length")?;
+        let start = self.out.len();
+        self.put(v);
+        self.last_str = (start, self.out.len());
+        if v.len() >= FLUSH_AT {
+            self.maybe_flush()?;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_none(self) -> Result<()> {
+        self.out.push(0);
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        self.out.push(1);
+        value.serialize(self)
+    }
+
+    #[inline]
+    fn serialize_unit(self) -> Result<()> {
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_unit_variant(self, _n: &'static str, idx: u32, _v: &'static str) -> Result<()> {
+        self.put(&idx.to_le_bytes());
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        if name.len() == TENSORS_TOKEN.len() && name == TENSORS_TOKEN {
+            self.raw_next = true;
+            let r = value.serialize(&mut *self);
+            let was_raw = std::mem::replace(&mut self.raw_next, false);
+            r?;
+            if was_raw {
+                return Err(Error::new(
+                    ErrorCode::Message,
+                    None,
+                    "a tensors newtype must serialize its block as bytes",
+                ));
+            }
+            return Ok(());
+        }
+        value.serialize(self)
+    }
+
+    #[inline]
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _n: &'static str,
+        idx: u32,
+        _v: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.put(&idx.to_le_bytes());
+        value.serialize(self)
+    }
+
+    #[inline]
+    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 'w>> {
+        match len {
+            Some(n) => {
+                self.put_count(n, "sequence count")?;
+                Ok(SeqSer {
+                    ser: self,
+                    patch: None,
+                })
+            }
+            None => {
+                let at = self.out.len();
+                self.put(&[0; 4]);
+                self.pending += 1;
+                Ok(SeqSer {
+                    ser: self,
+                    patch: Some((at, 0)),
+                })
+            }
+        }
+    }
+
+    #[inline]
+    fn serialize_tuple(self, _len: usize) -> Result<Self> {
+        Ok(self)
+    }
+
+    #[inline]
+    fn serialize_tuple_struct(self, _n: &'static str, _len: usize) -> Result<Self> {
+        Ok(self)
+    }
+
+    #[inline]
+    fn serialize_tuple_variant(
+        self,
+        _n: &'static str,
+        idx: u32,
+        _v: &'static str,
+        _len: usize,
+    ) -> Result<Self> {
+        self.put(&idx.to_le_bytes());
+        Ok(self)
+    }
+
+    fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'a, 'w>> {
+        if let Some(n) = len {
+            // Fail early on counts the wire cannot carry.
+            if u32::try_from(n).is_err() {
+                return Err(Error::new(
+                    ErrorCode::Limit,
+                    Some(self.total()),
+                    format!("map count {n} is above the wire maximum 4,294,967,295"),
+                ));
+            }
+        }
+        let count_at = self.out.len();
+        self.put(&[0; 4]);
+        self.pending += 1;
+        let base = self.entries.len();
+        Ok(MapSer {
+            ser: self,
+            count_at,
+            base,
+            sorted: true,
+            key: (0, 0),
+            entry_start: 0,
+        })
+    }
+
+    #[inline]
+    fn serialize_struct(self, _n: &'static str, _len: usize) -> Result<Self> {
+        Ok(self)
+    }
+
+    #[inline]
+    fn serialize_struct_variant(
+        self,
+        _n: &'static str,
+        idx: u32,
+        _v: &'static str,
+        _len: usize,
+    ) -> Result<Self> {
+        self.put(&idx.to_le_bytes());
+        Ok(self)
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn collect_str<T: ?Sized + std::fmt::Display>(self, value: &T) -> Result<()> {
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        write!(s, "{value}").map_err(|_| {
+            Error::new(ErrorCode::Message, None, "a Display impl returned an error")
+        })?;
+        self.serialize_str(&s)
+    }
+}
+
+/// Sequence state: a known count was already written, or the count is
+/// patched in at the end.
+pub struct SeqSer<'a, 'w> {
+    ser: &'a mut Serializer<'w>,
+    /// (position of the 4-byte count, elements so far) for unknown lengths.
+    patch: Option<(usize, u64)>,
+}
+
+impl ser::SerializeSeq for SeqSer<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    #[inline]
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        if let Some((_, n)) = self.patch.as_mut() {
+            *n += 1;
+        }
+        value.serialize(&mut *self.ser)?;
+        if self.patch.is_none() && self.ser.out.len() >= FLUSH_AT {
+            self.ser.maybe_flush()?;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn end(self) -> Result<()> {
+        if let Some((at, n)) = self.patch {
+            let n = u32::try_from(n).map_err(|_| {
+                Error::new(
+                    ErrorCode::Limit,
+                    Some(self.ser.flushed + at as u64),
+                    format!("sequence count {n} is above the wire maximum 4,294,967,295"),
+                )
+            })?;
+            self.ser.out[at..at + 4].copy_from_slice(&n.to_le_bytes());
+            self.ser.pending -= 1;
+            self.ser.maybe_flush()?;
+        }
+        Ok(())
+    }
+}
+
+macro_rules! compound {
+    ($tr:ident, $method:ident $(, $key:ident)?) => {
+        impl ser::$tr for &mut Serializer<'_> {
+            type Ok = ();
+            type Error = Error;
+
+            #[inline]
+            fn $method<T: ?Sized + Serialize>(&mut self, $($key: &'static str,)? value: &T) -> Result<()> {
+                value.serialize(&mut **self)
+            }
+
+            #[inline]
+            fn end(self) -> Result<()> {
+                Ok(())
+            }
+        }
+    };
+}
+
+compound!(SerializeTuple, serialize_element);
+compound!(SerializeTupleStruct, serialize_field);
+compound!(SerializeTupleVariant, serialize_field);
+compound!(SerializeStruct, serialize_field, _key);
+compound!(SerializeStructVariant, serialize_field, _key);
+
+/// Map state: entries are written in arrival order straight into the
+/// buffer; when a key arrives out of order, the entries are sorted by key
+/// sort bytes at the end (spec 2.1).
+pub struct MapSer<'a, 'w> {
+    ser: &'a mut Serializer<'w>,
+    count_at: usize,
+    /// Index of this map's first entry in `ser.entries`.
+    base: usize,
+    sorted: bool,
+    key: (usize, usize),
+    entry_start: usize,
+}
+
+impl MapSer<'_, '_> {
+    /// Sort bytes of an entry's key: a key that is exactly one str/bytes
+    /// value sorts by content without the count.
+    #[inline]
+    fn sort_range(ser: &Serializer<'_>, start: usize, end: usize) -> (usize, usize) {
+        if ser.last_str == (start + 4, end) {
+            (start + 4, end)
+        } else {
+            (start, end)
+        }
+    }
+}
+
+impl ser::SerializeMap for MapSer<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+
+    #[inline]
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        let start = self.ser.out.len();
+        self.ser.last_str = (usize::MAX, usize::MAX);
+        key.serialize(&mut *self.ser)?;
+        let end = self.ser.out.len();
+        let k = Self::sort_range(self.ser, start, end);
+        if self.sorted && self.ser.entries.len() > self.base {
+            let prev = self.key;
+            if self.ser.out[prev.0..prev.1] >= self.ser.out[k.0..k.1] {
+                self.sorted = false;
+            }
+        }
+        self.key = k;
+        self.entry_start = start;
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        value.serialize(&mut *self.ser)?;
+        self.ser.entries.push(Entry {
+            key: self.key,
+            start: self.entry_start,
+            end: self.ser.out.len(),
+        });
+        Ok(())
+    }
+
+    fn end(self) -> Result<()> {
+        let ser = self.ser;
+        let n = ser.entries.len() - self.base;
+        let count = u32::try_from(n).map_err(|_| {
+            Error::new(
+                ErrorCode::Limit,
+                Some(ser.flushed + self.count_at as u64),
+                format!("map count {n} is above the wire maximum 4,294,967,295"),
+            )
+        })?;
+        ser.out[self.count_at..self.count_at + 4].copy_from_slice(&count.to_le_bytes());
+        if !self.sorted {
+            let region_start = self.count_at + 4;
+            let entries = &mut ser.entries[self.base..];
+            let out = &ser.out;
+            entries.sort_unstable_by(|a, b| out[a.key.0..a.key.1].cmp(&out[b.key.0..b.key.1]));
+            for w in entries.windows(2) {
+                if out[w[0].key.0..w[0].key.1] == out[w[1].key.0..w[1].key.1] {
+                    let at = ser.flushed + region_start as u64;
+                    ser.entries.truncate(self.base);
+                    return Err(Error::at(ErrorCode::Type, at, "duplicate map key"));
+                }
+            }
+            let mut sorted = Vec::with_capacity(out.len() - region_start);
+            for e in entries.iter() {
+                sorted.extend_from_slice(&out[e.start..e.end]);
+            }
+            ser.out.truncate(region_start);
+            ser.out.extend_from_slice(&sorted);
+        }
+        ser.entries.truncate(self.base);
+        // The last str seen is no longer a key candidate after reordering.
+        ser.last_str = (usize::MAX, usize::MAX);
+        ser.pending -= 1;
+        ser.maybe_flush()
+    }
+}

@@ -1,0 +1,118 @@
+//! Hostile lengths never allocate past the bytes that remain (spec 1.4, 6).
+//! A counting global allocator measures peak extra allocation.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use kiln_serde::ErrorCode;
+
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// Tests in this binary measure one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+// SAFETY: delegates to the system allocator; only counts bytes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let now = CURRENT.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
+        PEAK.fetch_max(now, Ordering::SeqCst);
+        // SAFETY: same layout contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        CURRENT.fetch_sub(layout.size(), Ordering::SeqCst);
+        // SAFETY: ptr came from System.alloc with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > layout.size() {
+            let now = CURRENT.fetch_add(new_size - layout.size(), Ordering::SeqCst) + new_size
+                - layout.size();
+            PEAK.fetch_max(now, Ordering::SeqCst);
+        } else {
+            CURRENT.fetch_sub(layout.size() - new_size, Ordering::SeqCst);
+        }
+        // SAFETY: forwarded unchanged.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Peak bytes allocated above the starting level while `f` runs.
+fn peak_during<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let base = CURRENT.load(Ordering::SeqCst);
+    PEAK.store(base, Ordering::SeqCst);
+    let r = f();
+    (r, PEAK.load(Ordering::SeqCst) - base)
+}
+
+const MIB: usize = 1 << 20;
+
+/// A 9-byte input claiming 4,294,967,295 elements (count ff ff ff ff, then
+/// five more bytes).
+const HOSTILE: [u8; 9] = [0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5];
+
+#[test]
+fn hostile_counts_on_a_slice_allocate_little() {
+    let _g = SERIAL.lock().unwrap();
+    let (r, peak) = peak_during(|| kiln_serde::from_slice::<Vec<u64>>(&HOSTILE));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Limit);
+    assert!(peak < MIB, "Vec<u64>: peak {peak}");
+    let (r, peak) = peak_during(|| kiln_serde::from_slice::<String>(&HOSTILE));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Limit);
+    assert!(peak < MIB, "String: peak {peak}");
+
+    // With the caps raised to the wire maximum, remaining bytes still bound
+    // everything: EOF, not a 32 GiB allocation.
+    let opts = kiln_serde::Options::default()
+        .with_max_count(u64::MAX)
+        .with_max_bytes(u64::MAX);
+    let (r, peak) = peak_during(|| opts.from_slice::<Vec<u64>>(&HOSTILE));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < MIB, "uncapped Vec<u64>: peak {peak}");
+    let (r, peak) = peak_during(|| opts.from_slice::<String>(&HOSTILE));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < MIB, "uncapped String: peak {peak}");
+    let (r, peak) = peak_during(|| opts.from_slice::<BTreeMap<u32, u64>>(&HOSTILE));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < MIB, "uncapped map: peak {peak}");
+    let (r, peak) = peak_during(|| opts.from_slice::<Vec<Vec<u8>>>(&HOSTILE));
+    assert!(r.is_err());
+    assert!(peak < MIB, "uncapped nested: peak {peak}");
+}
+
+#[test]
+fn hostile_counts_on_a_stream_cost_only_what_it_delivers() {
+    let _g = SERIAL.lock().unwrap();
+    let opts = kiln_serde::Options::default()
+        .with_max_count(u64::MAX)
+        .with_max_bytes(u64::MAX);
+    let (r, peak) = peak_during(|| opts.from_reader::<_, Vec<u64>>(&HOSTILE[..]));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < MIB, "stream Vec<u64>: peak {peak}");
+    let (r, peak) = peak_during(|| opts.from_reader::<_, String>(&HOSTILE[..]));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < MIB, "stream String: peak {peak}");
+    let (r, peak) = peak_during(|| opts.from_reader::<_, serde_bytes::ByteBuf>(&HOSTILE[..]));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < MIB, "stream bytes: peak {peak}");
+}
+
+#[test]
+fn writer_output_is_bounded_for_long_sequences() {
+    let _g = SERIAL.lock().unwrap();
+    // 8 MiB of u64s written to a sink: the serializer's own buffer stays small.
+    let v: Vec<u64> = (0..(MIB as u64)).collect();
+    let (r, peak) = peak_during(|| kiln_serde::to_writer(std::io::sink(), &v));
+    r.unwrap();
+    assert!(peak < MIB, "to_writer peak {peak}");
+    let (r, peak) = peak_during(|| kiln_serde::serialized_size(&v));
+    assert_eq!(r.unwrap(), 4 + 8 * MIB as u64);
+    assert!(peak < MIB, "serialized_size peak {peak}");
+}
