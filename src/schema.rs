@@ -1508,11 +1508,9 @@ impl<'de> de::Deserializer<'de> for Tracer<'_> {
         ))
     }
 
-    fn deserialize_identifier<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
-        Err(self.st.fatal(
-            "it calls deserialize_identifier (a #[serde(flatten)] struct reads its fields as \
-             a map with named keys); Kiln writes no field names or variant names",
-        ))
+    /// Kiln reads an identifier as a u32 (a variant index), so its text is `u32`.
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.node(Kind::U32, visitor)
     }
 
     fn deserialize_unit_struct<V: Visitor<'de>>(
