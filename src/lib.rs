@@ -40,6 +40,8 @@
 
 pub mod de;
 pub mod error;
+pub mod frame;
+pub mod framed;
 pub mod options;
 pub mod read;
 pub mod schema;
