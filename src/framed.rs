@@ -1,4 +1,4 @@
-//! Framed values: the 16-byte [frame](crate::frame) with the schema hash of
+//! Framed values: the 16-byte [frame] with the schema hash of
 //! the type, then one Frozen value.
 //!
 //! Writing puts the FNV-1a 64 hash of the type's canonical
@@ -54,7 +54,7 @@ use crate::schema::{self, Schema};
 /// # Errors
 ///
 /// MESSAGE when the type text of `T` cannot be traced (see
-/// [`schema`](crate::schema)); otherwise as [`to_vec`](crate::to_vec), with
+/// [`schema`]); otherwise as [`to_vec`](crate::to_vec), with
 /// offsets counted from the start of the frame.
 pub fn to_vec<T>(value: &T) -> Result<Vec<u8>>
 where

@@ -24,6 +24,7 @@
 //! | `struct U;` | `struct U` |
 //! | `struct N(T);` | `struct N(T)` |
 //! | `struct P(A, B);` | `struct P(A,B)` |
+//! | `struct Z();`, `struct Z {}` | `struct Z()`, `struct Z{}` |
 //! | `struct S { a: A, b: B }` | `struct S{a:A,b:B}` |
 //! | `enum E { A, B(T), C(T, U), D { x: T } }` | `enum E{A,B(T),C(T,U),D{x:T}}` |
 //! | `Box<T>`, `Rc<T>`, `Arc<T>`, `#[serde(transparent)]` wrappers | the text of `T` |
@@ -35,6 +36,16 @@
 //! For example `struct Tree { kids: Vec<Tree> }` is `struct Tree{kids:list<@Tree>}`,
 //! and with `struct A { b: Option<Box<B>> }` and `struct B { a: Vec<A> }` the
 //! text of `A` is `struct A{b:option<struct B{a:list<@A>}>}`.
+//!
+//! A struct or enum counts as "inside its own definition" when an enclosing
+//! struct or enum has the same serde name *and* the same Rust visitor type
+//! (`std::any::type_name`), so a different type that shares the name, as in
+//! `Wrapper<Wrapper<u8>>`, is written in full:
+//! `struct Wrapper{inner:struct Wrapper{inner:u8}}`.
+//!
+//! The grammar of spec section 4 has no empty tuple; a zero-length tuple
+//! (`[T; 0]`), tuple struct or tuple variant is written with empty
+//! parentheses: `()`, `struct Z()`, `V()`.
 //!
 //! # What the hash protects, and what it does not
 //!

@@ -118,6 +118,9 @@ struct Same(u8, u8);
 struct Empty {}
 
 #[derive(Deserialize)]
+struct EmptyTuple();
+
+#[derive(Deserialize)]
 struct Point {
     x: i32,
     y: i32,
@@ -130,6 +133,7 @@ fn structs() {
     assert_eq!(text::<Pair>(), "struct Pair(u8,str)");
     assert_eq!(text::<Same>(), "struct Same(u8,u8)");
     assert_eq!(text::<Empty>(), "struct Empty{}");
+    assert_eq!(text::<EmptyTuple>(), "struct EmptyTuple()");
     assert_eq!(text::<Point>(), "struct Point{x:i32,y:i32}");
     assert_eq!(text::<PhantomData<u8>>(), "struct PhantomData");
     assert_eq!(
@@ -160,6 +164,7 @@ enum Shape {
     Rect { w: u32, h: u32 },
     Tagged(Point),
     Nothing {},
+    Zero(),
 }
 
 #[test]
@@ -167,7 +172,7 @@ fn enums_with_every_variant_kind() {
     assert_eq!(
         text::<Shape>(),
         "enum Shape{Empty,Circle(f64),Line(f64,f64),Rect{w:u32,h:u32},\
-         Tagged(struct Point{x:i32,y:i32}),Nothing{}}"
+         Tagged(struct Point{x:i32,y:i32}),Nothing{},Zero()}"
     );
     #[derive(Deserialize)]
     enum One {
