@@ -129,7 +129,9 @@ where
         &bytes,
     );
     through(
-        bincode::options().with_limit(len + 1000).with_varint_encoding(),
+        bincode::options()
+            .with_limit(len + 1000)
+            .with_varint_encoding(),
         &value,
         &bytes,
     );
@@ -161,7 +163,10 @@ enum Shape {
     Empty,
     Circle(f32),
     Rect(u16, u16),
-    Poly { points: Vec<(i32, i32)>, closed: bool },
+    Poly {
+        points: Vec<(i32, i32)>,
+        closed: bool,
+    },
 }
 
 #[test]
@@ -269,7 +274,9 @@ fn collections() {
         h.insert(k.to_string(), i as u32);
     }
     the_same(h);
-    let b: BTreeMap<u32, Vec<u8>> = (0..20).map(|i| (i * 7, vec![i as u8; i as usize])).collect();
+    let b: BTreeMap<u32, Vec<u8>> = (0..20)
+        .map(|i| (i * 7, vec![i as u8; i as usize]))
+        .collect();
     the_same(b);
     let s: BTreeSet<i64> = [-3, 0, 9].into_iter().collect();
     the_same(s);
@@ -308,9 +315,13 @@ fn borrowed_str_and_bytes_point_into_the_input() {
 
     let back: Borrowed = bincode::deserialize(&bytes).unwrap();
     assert_eq!(back, value);
-    assert!(inside(back.name.as_ptr()) && inside(back.blob.as_ptr()) && inside(back.plain.as_ptr()));
+    assert!(
+        inside(back.name.as_ptr()) && inside(back.blob.as_ptr()) && inside(back.plain.as_ptr())
+    );
 
-    let opts = DefaultOptions::new().with_limit(1 << 20).with_fixint_encoding();
+    let opts = DefaultOptions::new()
+        .with_limit(1 << 20)
+        .with_fixint_encoding();
     let back: Borrowed = opts.deserialize(&bytes).unwrap();
     assert!(inside(back.name.as_ptr()) && inside(back.blob.as_ptr()));
     let back: Borrowed = opts
@@ -384,7 +395,9 @@ fn hostile_length_costs_only_the_input() {
     // A count of 4 GiB followed by nothing: no giant allocation, just EOF.
     let bytes = [0xff, 0xff, 0xff, 0xff, b'x'];
     assert!(is_eof(&bincode::deserialize::<String>(&bytes).unwrap_err()));
-    assert!(is_eof(&bincode::deserialize::<Vec<u64>>(&bytes).unwrap_err()));
+    assert!(is_eof(
+        &bincode::deserialize::<Vec<u64>>(&bytes).unwrap_err()
+    ));
     assert!(is_eof(
         &bincode::deserialize_from::<_, Vec<u8>>(Chunky::new(&bytes)).unwrap_err()
     ));
@@ -413,7 +426,10 @@ fn with_limit_on_serialize() {
     let under = DefaultOptions::new().with_limit(103);
     assert_eq!(at.serialize(&value).unwrap().len(), 104);
     assert_eq!(at.serialized_size(&value).unwrap(), 104);
-    assert!(matches!(*under.serialize(&value).unwrap_err(), ErrorKind::SizeLimit));
+    assert!(matches!(
+        *under.serialize(&value).unwrap_err(),
+        ErrorKind::SizeLimit
+    ));
     assert!(matches!(
         *under.serialized_size(&value).unwrap_err(),
         ErrorKind::SizeLimit
@@ -460,7 +476,10 @@ fn with_limit_on_deserialize() {
             .unwrap_err(),
         ErrorKind::SizeLimit
     ));
-    assert_eq!(at.deserialize_from::<_, Vec<u8>>(&bytes[..]).unwrap(), value);
+    assert_eq!(
+        at.deserialize_from::<_, Vec<u8>>(&bytes[..]).unwrap(),
+        value
+    );
     assert!(matches!(
         *under
             .deserialize_from::<_, Vec<u8>>(Chunky::new(&bytes))
@@ -483,7 +502,9 @@ fn limit_and_trailing_bytes_together() {
         .with_limit(1)
         .deserialize::<u8>(&bytes)
         .unwrap_err();
-    assert!(matches!(*err, ErrorKind::Custom(ref m) if m == "Slice had bytes remaining after deserialization"));
+    assert!(
+        matches!(*err, ErrorKind::Custom(ref m) if m == "Slice had bytes remaining after deserialization")
+    );
     let v: u8 = DefaultOptions::new()
         .with_limit(1)
         .allow_trailing_bytes()
@@ -501,7 +522,9 @@ fn trailing_bytes_follow_bincodes_defaults() {
     assert_eq!(bincode::deserialize::<u16>(&bytes).unwrap(), 1);
     // DefaultOptions / options(): rejected, with bincode's message.
     for err in [
-        DefaultOptions::new().deserialize::<u16>(&bytes).unwrap_err(),
+        DefaultOptions::new()
+            .deserialize::<u16>(&bytes)
+            .unwrap_err(),
         bincode::options().deserialize::<u16>(&bytes).unwrap_err(),
         DefaultOptions::default()
             .deserialize_seed(PhantomData::<u16>, &bytes)
@@ -581,7 +604,8 @@ fn invalid_bool_encoding() {
         .deserialize::<(u8, bool)>(&[0, 0xfe])
         .unwrap_err();
     assert!(matches!(*err, ErrorKind::InvalidBoolEncoding(0xfe)));
-    let err = bincode::deserialize_from::<_, Vec<bool>>(Chunky::new(&[2, 0, 0, 0, 1, 7])).unwrap_err();
+    let err =
+        bincode::deserialize_from::<_, Vec<bool>>(Chunky::new(&[2, 0, 0, 0, 1, 7])).unwrap_err();
     assert!(matches!(*err, ErrorKind::InvalidBoolEncoding(7)));
 }
 
@@ -611,7 +635,9 @@ fn invalid_utf8_encoding() {
     for err in [
         bincode::deserialize::<String>(&bytes).unwrap_err(),
         bincode::deserialize::<&str>(&bytes).unwrap_err(),
-        DefaultOptions::new().deserialize::<String>(&bytes).unwrap_err(),
+        DefaultOptions::new()
+            .deserialize::<String>(&bytes)
+            .unwrap_err(),
     ] {
         match *err {
             ErrorKind::InvalidUtf8Encoding(e) => assert_eq!(e, std_err),
@@ -632,7 +658,10 @@ fn invalid_utf8_encoding() {
     let err = bincode::deserialize::<(u64, String, String)>(&nested).unwrap_err();
     match *err {
         ErrorKind::InvalidUtf8Encoding(e) => {
-            assert_eq!(e, std::str::from_utf8(&nested[nested.len() - 4..]).unwrap_err())
+            assert_eq!(
+                e,
+                std::str::from_utf8(&nested[nested.len() - 4..]).unwrap_err()
+            )
         }
         ref other => panic!("{other:?}"),
     }
@@ -659,7 +688,10 @@ fn size_limit_from_nesting() {
 fn deserialize_any_not_supported() {
     let bytes = bincode::serialize(&Untagged::A(1)).unwrap();
     let err = bincode::deserialize::<Untagged>(&bytes).unwrap_err();
-    assert!(matches!(*err, ErrorKind::DeserializeAnyNotSupported), "{err:?}");
+    assert!(
+        matches!(*err, ErrorKind::DeserializeAnyNotSupported),
+        "{err:?}"
+    );
     let err = bincode::deserialize::<serde_json::Value>(&[0, 0, 0, 0]).unwrap_err();
     assert!(matches!(*err, ErrorKind::DeserializeAnyNotSupported));
     let err = DefaultOptions::new()
@@ -690,7 +722,10 @@ impl Read for FailingReader {
 #[test]
 fn io_errors_are_passed_through() {
     let err = bincode::serialize_into(FailingWriter, &"hello").unwrap_err();
-    assert!(matches!(*err, ErrorKind::Io(ref e) if e.kind() == io::ErrorKind::BrokenPipe), "{err:?}");
+    assert!(
+        matches!(*err, ErrorKind::Io(ref e) if e.kind() == io::ErrorKind::BrokenPipe),
+        "{err:?}"
+    );
     let err = bincode::deserialize_from::<_, u32>(FailingReader).unwrap_err();
     assert!(matches!(*err, ErrorKind::Io(ref e) if e.kind() == io::ErrorKind::ConnectionReset));
     let err = DefaultOptions::new()
@@ -723,15 +758,21 @@ fn custom_errors_keep_kilns_code_and_offset() {
         bincode::serialize(&Refuses).unwrap_err(),
         bincode::serialized_size(&Refuses).unwrap_err(),
         bincode::serialize_into(Vec::new(), &Refuses).unwrap_err(),
-        bincode::options().with_limit(10).serialize(&Refuses).unwrap_err(),
+        bincode::options()
+            .with_limit(10)
+            .serialize(&Refuses)
+            .unwrap_err(),
     ] {
-        assert!(matches!(*err, ErrorKind::Custom(ref m) if m.contains("nope, not today")), "{err:?}");
+        assert!(
+            matches!(*err, ErrorKind::Custom(ref m) if m.contains("nope, not today")),
+            "{err:?}"
+        );
     }
 }
 
 /// Written as bincode users write it: an exhaustive match on `*err`.
-fn describe(err: bincode::Error) -> &'static str {
-    match *err {
+fn describe(err: &bincode::Error) -> &'static str {
+    match **err {
         ErrorKind::Io(ref e) if e.kind() == io::ErrorKind::UnexpectedEof => "eof",
         ErrorKind::Io(_) => "io",
         ErrorKind::InvalidUtf8Encoding(_) => "utf8",
@@ -747,34 +788,45 @@ fn describe(err: bincode::Error) -> &'static str {
 
 #[test]
 fn each_kind_through_an_exhaustive_match() {
-    assert_eq!(describe(bincode::deserialize::<u32>(&[1]).unwrap_err()), "eof");
     assert_eq!(
-        describe(bincode::deserialize_from::<_, u8>(FailingReader).unwrap_err()),
+        describe(&bincode::deserialize::<u32>(&[1]).unwrap_err()),
+        "eof"
+    );
+    assert_eq!(
+        describe(&bincode::deserialize_from::<_, u8>(FailingReader).unwrap_err()),
         "io"
     );
     assert_eq!(
-        describe(bincode::deserialize::<String>(&[1, 0, 0, 0, 0x80]).unwrap_err()),
+        describe(&bincode::deserialize::<String>(&[1, 0, 0, 0, 0x80]).unwrap_err()),
         "utf8"
     );
-    assert_eq!(describe(bincode::deserialize::<bool>(&[3]).unwrap_err()), "bool");
     assert_eq!(
-        describe(bincode::deserialize::<char>(&[0, 0xd8, 0, 0]).unwrap_err()),
+        describe(&bincode::deserialize::<bool>(&[3]).unwrap_err()),
+        "bool"
+    );
+    assert_eq!(
+        describe(&bincode::deserialize::<char>(&[0, 0xd8, 0, 0]).unwrap_err()),
         "char"
     );
     assert_eq!(
-        describe(bincode::deserialize::<Option<()>>(&[2]).unwrap_err()),
+        describe(&bincode::deserialize::<Option<()>>(&[2]).unwrap_err()),
         "tag"
     );
     assert_eq!(
-        describe(bincode::deserialize::<Untagged>(&[0]).unwrap_err()),
+        describe(&bincode::deserialize::<Untagged>(&[0]).unwrap_err()),
         "any"
     );
     assert_eq!(
-        describe(bincode::options().with_limit(1).serialize(&7u16).unwrap_err()),
+        describe(
+            &bincode::options()
+                .with_limit(1)
+                .serialize(&7u16)
+                .unwrap_err()
+        ),
         "limit"
     );
     assert_eq!(
-        describe(bincode::deserialize::<Shape>(&[4, 0, 0, 0]).unwrap_err()),
+        describe(&bincode::deserialize::<Shape>(&[4, 0, 0, 0]).unwrap_err()),
         "custom"
     );
 }
@@ -790,7 +842,7 @@ fn error_type_traits() {
     }
     assert!(run().unwrap_err().to_string().contains("io error"));
 
-    let e: bincode::Error = io::Error::new(io::ErrorKind::Other, "x").into();
+    let e: bincode::Error = io::Error::other("x").into();
     assert!(matches!(*e, ErrorKind::Io(_)));
     let e = <bincode::Error as serde::de::Error>::custom("de says");
     assert!(matches!(*e, ErrorKind::Custom(ref m) if m == "de says"));
@@ -806,7 +858,10 @@ fn error_type_traits() {
         ErrorKind::InvalidBoolEncoding(4).to_string(),
         "invalid u8 while decoding bool, expected 0 or 1, found 4"
     );
-    assert_eq!(ErrorKind::SizeLimit.to_string(), "the size limit has been reached");
+    assert_eq!(
+        ErrorKind::SizeLimit.to_string(),
+        "the size limit has been reached"
+    );
     assert!(format!("{:?}", ErrorKind::InvalidTagEncoding(3)).contains("InvalidTagEncoding(3)"));
 }
 
@@ -872,7 +927,11 @@ fn option_types_can_be_named() {
 
     // `&mut O` is Options too, as in bincode 1.3.
     let mut o = DefaultOptions::new();
-    assert_eq!(encode_generic(&mut o, &2u8).unwrap(), [2]);
-    let v: u8 = (&mut o).allow_trailing_bytes().deserialize(&[2, 3]).unwrap();
+    let by_ref: &mut DefaultOptions = &mut o;
+    assert_eq!(encode_generic(by_ref, &2u8).unwrap(), [2]);
+    let v: u8 = (&mut o)
+        .allow_trailing_bytes()
+        .deserialize(&[2, 3])
+        .unwrap();
     assert_eq!(v, 2);
 }
