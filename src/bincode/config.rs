@@ -6,7 +6,7 @@
 //!
 //! | builder method | effect with Kiln |
 //! |---|---|
-//! | `with_limit(n)` / `with_no_limit()` | honoured: serializing, `serialized_size` and deserializing (slices and readers) fail with `SizeLimit` past `n` bytes |
+//! | `with_limit(n)` / `with_no_limit()` | honoured: serializing, `serialized_size` and deserializing (slices and readers) fail with `SizeLimit` past `n` bytes (bincode 1.3 ignored the limit when deserializing a slice; here it applies) |
 //! | `allow_trailing_bytes()` / `reject_trailing_bytes()` | honoured for slices |
 //! | `with_little_endian()` / `with_big_endian()` / `with_native_endian()` | accepted, **no effect**: Kiln is always little-endian |
 //! | `with_fixint_encoding()` / `with_varint_encoding()` | accepted, **no effect**: Kiln integers are fixed-width, counts are u32 |

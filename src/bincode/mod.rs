@@ -1,7 +1,9 @@
 //! The API of bincode 1.3 over Kiln's bytes, for moving a bincode user to
 //! Kiln without touching the code that calls it.
 //!
-//! Replace the `bincode` dependency and add one line per file that uses it:
+//! Replace the `bincode` dependency with `kiln_serde` and add one line per
+//! file that uses it (or turn `use bincode::{..}` into
+//! `use kiln_serde::bincode::{..}`):
 //!
 //! ```
 //! use kiln_serde::bincode;
@@ -29,6 +31,19 @@
 //! keys sorted), whatever endianness or integer encoding the options name.
 //! Data written by bincode cannot be read here, and the other way round.
 //!
+//! ## Other ways to switch
+//!
+//! - Renaming the package (`bincode = { package = "kiln_serde", .. }` in
+//!   `Cargo.toml`) makes `bincode` the **crate root**: `bincode::serialize`
+//!   and the other four functions still compile, but they are Kiln's own
+//!   (error type [`crate::Error`], trailing bytes rejected, Kiln's default
+//!   caps), and `bincode::Options` is Kiln's options struct, not this trait.
+//!   Add `use bincode::bincode;` to a file to get this module under the
+//!   rename.
+//! - With no source change at all: a local crate named `bincode` whose
+//!   `lib.rs` is `pub use kiln_serde::bincode::*;`, used as the `bincode`
+//!   dependency.
+//!
 //! ## Defaults
 //!
 //! As in bincode 1.3, the free functions and [`DefaultOptions`] differ:
@@ -40,6 +55,11 @@
 //!
 //! (Kiln's own crate-level functions reject trailing bytes; this module
 //! follows bincode instead.)
+//!
+//! A byte limit (`with_limit`) applies to serializing, `serialized_size`,
+//! and deserializing from readers **and slices**; bincode 1.3 ignored it
+//! for slices. Endianness and integer-encoding choices are accepted and
+//! have no effect on the bytes. See the [`config`] module for the details.
 //!
 //! ## Reading a stream of values
 //!
