@@ -38,6 +38,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod bincode;
 pub mod de;
 pub mod error;
 pub mod options;
