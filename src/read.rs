@@ -44,8 +44,12 @@ pub trait Read<'de>: private::Sealed {
     /// Bytes consumed so far (the offset of the next byte).
     fn offset(&self) -> u64;
 
-    /// Bytes that remain, when known (slices), else `None` (streams).
+    /// Bytes that remain readable, when known (slices), else `None` (streams).
     fn remaining(&self) -> Option<usize>;
+
+    /// Bytes after the current position up to the real end of the input,
+    /// ignoring any total size limit (0 for streams, which cannot tell).
+    fn trailing(&self) -> usize;
 
     /// Reads exactly `N` bytes. Short input: EOF at the offset of the first
     /// of them (or LIMIT when the total limit is what stops it).
@@ -145,6 +149,10 @@ impl<'de> Read<'de> for SliceRead<'de> {
     #[inline]
     fn remaining(&self) -> Option<usize> {
         Some(self.end - self.pos)
+    }
+
+    fn trailing(&self) -> usize {
+        self.slice.len() - self.pos
     }
 
     #[inline]
@@ -297,6 +305,10 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
     #[inline]
     fn remaining(&self) -> Option<usize> {
         None
+    }
+
+    fn trailing(&self) -> usize {
+        0
     }
 
     #[inline]
