@@ -4,6 +4,7 @@
 pub mod error;
 pub mod options;
 pub mod tensors;
+pub use tensors::{Dtype, Tensors, TensorsBuilder, TensorsView};
 
 pub use error::{Error, ErrorCode, Result};
 pub use options::Options;
