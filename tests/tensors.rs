@@ -333,9 +333,10 @@ fn rich_directory_validates_and_views() {
 }
 
 type Mutation = fn(&mut Rich);
+type Case = (&'static str, Mutation, ErrorCode, fn(&Rich) -> usize);
 
 /// (what, mutation, code, offset) over the rich directory.
-fn table() -> Vec<(&'static str, Mutation, ErrorCode, fn(&Rich) -> usize)> {
+fn table() -> Vec<Case> {
     vec![
         // ---- step 1: header
         ("magic", |r| r.bytes[1] = b'X', ErrorCode::Frame, |_| 0),
@@ -820,7 +821,7 @@ fn hostile_count_is_limit_before_eof_and_allocates_nothing() {
     let hdr: [u8; 32] = b[..32].try_into().unwrap();
     let (meta, block) = header_lens(&hdr, &opts().with_max_count(u64::MAX)).unwrap();
     assert_eq!(meta, 32 + 128 * u64::from(u32::MAX));
-    assert_eq!(block, (meta + 63) / 64 * 64);
+    assert_eq!(block, meta.div_ceil(64) * 64);
     assert_eq!(
         header_lens(&hdr, &opts()).unwrap_err().code(),
         ErrorCode::Limit

@@ -203,6 +203,24 @@ pub(crate) fn desc_start(i: u32) -> Option<usize> {
         .checked_add(HEADER_LEN)
 }
 
+/// One field of descriptor `i`, `N` bytes at `field` from its start.
+pub(crate) fn desc_field<const N: usize>(buf: &[u8], i: u32, field: u64) -> Option<[u8; N]> {
+    let at = desc_start(i)?.checked_add(usize::try_from(field).ok()?)?;
+    buf.get(at..at.checked_add(N)?)?.try_into().ok()
+}
+
+pub(crate) fn desc_u16(buf: &[u8], i: u32, field: u64) -> Option<u16> {
+    desc_field(buf, i, field).map(u16::from_le_bytes)
+}
+
+pub(crate) fn desc_u32(buf: &[u8], i: u32, field: u64) -> Option<u32> {
+    desc_field(buf, i, field).map(u32::from_le_bytes)
+}
+
+pub(crate) fn desc_u64(buf: &[u8], i: u32, field: u64) -> Option<u64> {
+    desc_field(buf, i, field).map(u64::from_le_bytes)
+}
+
 /// Same as [`desc_start`] in u64, for error offsets (never overflows).
 pub(crate) fn desc_off(i: u32) -> u64 {
     HEADER_LEN as u64 + DESC_LEN as u64 * u64::from(i)
@@ -221,7 +239,7 @@ pub(crate) fn packed_len(elements: u64, bits: u32) -> Option<u64> {
 /// is where descriptors and heap end; `block_len = P + payload_bytes`, with
 /// `P = align64(meta_end)`, is the length of the whole block. A stream
 /// reader reads `block_len - 32` more bytes (in bounded chunks) and then
-/// calls [`validate`](super::validate) on the whole block.
+/// calls [`validate`](fn@super::validate) on the whole block.
 ///
 /// # Errors
 ///

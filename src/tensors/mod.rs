@@ -6,7 +6,7 @@
 //! header (32 bytes) | descriptors (128 bytes each) | name heap | zero pad to align64 | payload region
 //! ```
 //!
-//! * [`validate`] checks a block in the precedence order of spec section 7
+//! * [`validate`](fn@validate) checks a block in the precedence order of spec section 7
 //!   and returns its [`Layout`]; [`header_lens`] gives a stream reader the
 //!   lengths a header promises.
 //! * [`TensorsView`] borrows a validated block; [`TensorView`] is one tensor
@@ -37,19 +37,21 @@
 //! assert_eq!(view.get(q.quant().scale().unwrap() as usize).unwrap().name(), Some("q.scale"));
 //! ```
 
-pub mod aligned;
-pub mod builder;
-pub mod dtype;
-pub mod layout;
+mod aligned;
+mod builder;
+mod dtype;
+mod layout;
 mod owned;
 mod serde_impl;
-pub mod validate;
-pub mod view;
+mod validate;
+mod view;
 
-pub use aligned::AlignedBuf;
+pub use aligned::{AlignedBuf, READ_CHUNK};
 pub use builder::{TensorSpec, TensorsBuilder};
-pub use dtype::{Dtype, Element, Quant, QuantScheme};
-pub use layout::header_lens;
+pub use dtype::{Dtype, Element, Quant, QuantScheme, OPAQUE_MAX, OPAQUE_MIN};
+pub use layout::{
+    header_lens, ALIGN, DESC_LEN, FLAG_LE, FLAG_NAMES, HEADER_LEN, MAGIC, MAX_RANK, VERSION,
+};
 pub use owned::Tensors;
 pub use validate::{validate, Layout};
 pub use view::{Iter, OpaqueLayout, TensorView, TensorsView};

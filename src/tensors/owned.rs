@@ -40,7 +40,7 @@ impl Tensors {
     ///
     /// # Errors
     ///
-    /// Any fault of [`validate`](super::validate); TRAILING at the block's
+    /// Any fault of [`validate`](fn@super::validate); TRAILING at the block's
     /// end when `bytes` continues past it.
     pub fn from_bytes(bytes: &[u8], opts: &Options) -> Result<Self> {
         let view = TensorsView::from_bytes(bytes, opts)?;
@@ -76,7 +76,7 @@ impl Tensors {
     ///
     /// EOF at 0 when the stream ends inside the header, at 8 inside the
     /// descriptors or heap, at 16 inside the payload region; IO for a
-    /// reader error; any fault of [`validate`](super::validate).
+    /// reader error; any fault of [`validate`](fn@super::validate).
     pub fn read_from<R: Read + ?Sized>(r: &mut R, opts: &Options) -> Result<Self> {
         let mut buf = AlignedBuf::new();
         let map = |e: io::Error, at: u64, what: &str| {

@@ -4,14 +4,14 @@
 //! and the payload gaps: the payload itself is never read, except the last
 //! byte of a packed 4-bit tensor with an odd element count.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use super::dtype::{Dtype, QuantScheme};
 use super::layout::{
-    align64, check_header, desc_off, packed_len, RawDesc, RawHeader, D_BLOCK_BYTES, D_BLOCK_ELEMS,
-    D_DTYPE, D_LAYOUT_LEN, D_LENGTH, D_NAME_LEN, D_OFFSET, D_OUTER, D_RANK, D_RESERVED1,
-    D_RESERVED2, D_SCALE, D_SCHEME, D_SHAPE, FLAG_NAMES, HEADER_LEN, H_COUNT, H_FLAGS, H_HEAP,
-    H_PAYLOAD, MAX_RANK,
+    align64, check_header, desc_field, desc_off, desc_u16, desc_u32, desc_u64, packed_len, RawDesc,
+    RawHeader, D_BLOCK_BYTES, D_BLOCK_ELEMS, D_DTYPE, D_LAYOUT_LEN, D_LENGTH, D_NAME_LEN, D_OFFSET,
+    D_OUTER, D_RANK, D_RESERVED1, D_RESERVED2, D_SCALE, D_SCHEME, D_SHAPE, FLAG_NAMES, HEADER_LEN,
+    H_COUNT, H_FLAGS, H_HEAP, H_PAYLOAD, MAX_RANK,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
@@ -24,7 +24,7 @@ pub(crate) struct HeapRef {
 }
 
 /// The shape of a validated directory block: its length and where its parts
-/// start. Returned by [`validate`]; views and owned directories keep it.
+/// start. Returned by [`validate`](fn@validate); views and owned directories keep it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
     len: usize,
@@ -238,7 +238,9 @@ pub(crate) fn check_meta(buf: &[u8], avail: u64, opts: &Options, checks: Checks)
             }
         }
         any_name |= d.name_len != 0;
-        heap_sum += u64::from(d.name_len) + u64::from(d.layout_len);
+        heap_sum = heap_sum
+            .saturating_add(u64::from(d.name_len))
+            .saturating_add(u64::from(d.layout_len));
     }
 
     // Step 3: after the descriptors.
@@ -531,13 +533,13 @@ fn check_desc(
 fn check_links(buf: &[u8], count: u32) -> Result<()> {
     for i in 0..count {
         let d0 = desc_off(i);
+        if desc_field::<1>(buf, i, D_SCHEME) == Some([0]) {
+            continue;
+        }
         let Some(d) = RawDesc::read(buf, i) else {
             return Err(ty(d0, "descriptor out of range"));
         };
         let scheme = QuantScheme::from_code(d.scheme).unwrap_or(QuantScheme::None);
-        if scheme == QuantScheme::None {
-            continue;
-        }
         let elements = d.elements().unwrap_or(0);
         let want_scale = match scheme {
             QuantScheme::PerTensor => 1,
@@ -608,43 +610,71 @@ fn check_heap(
     let oob = |at: usize| ty(at as u64, "name past the heap");
     // The count is backed by 128 bytes per descriptor already in `buf`.
     let mut index = Vec::with_capacity(count as usize);
-    let mut seen: HashSet<&[u8]> = HashSet::new();
+    // Duplicates are found by sorting (name, index): O(n log n) whatever the
+    // names, with no hash to attack. The first fault in heap order wins:
+    // tensor j's UTF-8, then whether j repeats an earlier name.
+    let mut names: Vec<(&[u8], u32)> = Vec::new();
+    let mut bad_utf8: Option<(u32, usize)> = None;
     let mut cursor = heap_start;
     for i in 0..count {
-        let d = RawDesc::read(buf, i).ok_or_else(|| oob(cursor))?;
-        let len = d.name_len as usize;
+        let len = desc_u32(buf, i, D_NAME_LEN).ok_or_else(|| oob(cursor))? as usize;
         let end = cursor.checked_add(len).ok_or_else(|| oob(cursor))?;
         let name = buf.get(cursor..end).ok_or_else(|| oob(cursor))?;
-        if checks.utf8 && std::str::from_utf8(name).is_err() {
-            return Err(err(
-                ErrorCode::Utf8,
-                cursor as u64,
-                format!("tensor {i}: name is not valid UTF-8"),
-            ));
+        if checks.utf8 && bad_utf8.is_none() && std::str::from_utf8(name).is_err() {
+            bad_utf8 = Some((i, cursor));
         }
-        if !name.is_empty() && !seen.insert(name) {
-            return Err(ty(
-                cursor as u64,
-                format!(
-                    "tensor {i}: duplicate name {:?}",
-                    String::from_utf8_lossy(name)
-                ),
-            ));
+        let rel = u32::try_from(cursor - heap_start).map_err(|_| oob(cursor))?;
+        if !name.is_empty() {
+            names.push((name, i));
         }
         index.push(HeapRef {
-            name: u32::try_from(cursor - heap_start).unwrap_or(u32::MAX),
+            name: rel,
             layout: 0,
         });
         cursor = end;
     }
+    names.sort_unstable();
+    let dup = names
+        .windows(2)
+        .filter_map(|w| match w {
+            [a, b] if a.0 == b.0 => Some(b.1),
+            _ => None,
+        })
+        .min();
+    let dup_first = match (bad_utf8, dup) {
+        (Some((u, _)), Some(d)) => d < u,
+        (None, Some(_)) => true,
+        _ => false,
+    };
+    if dup_first {
+        let i = dup.unwrap_or(0);
+        let at = heap_start + index.get(i as usize).map_or(0, |h| h.name as usize);
+        let len = desc_u32(buf, i, D_NAME_LEN).unwrap_or(0) as usize;
+        let name = buf.get(at..at.saturating_add(len)).unwrap_or(&[]);
+        return Err(ty(
+            at as u64,
+            format!(
+                "tensor {i}: duplicate name {:?}",
+                String::from_utf8_lossy(name)
+            ),
+        ));
+    }
+    if let Some((i, at)) = bad_utf8 {
+        return Err(err(
+            ErrorCode::Utf8,
+            at as u64,
+            format!("tensor {i}: name is not valid UTF-8"),
+        ));
+    }
     let mut layouts: BTreeMap<u16, &[u8]> = BTreeMap::new();
     for (i, slot) in (0..count).zip(index.iter_mut()) {
-        let d = RawDesc::read(buf, i).ok_or_else(|| oob(cursor))?;
-        if d.layout_len == 0 {
+        let layout_len = desc_u32(buf, i, D_LAYOUT_LEN).ok_or_else(|| oob(cursor))?;
+        if layout_len == 0 {
             continue;
         }
+        let dtype = desc_u16(buf, i, D_DTYPE).ok_or_else(|| oob(cursor))?;
         let end = cursor
-            .checked_add(d.layout_len as usize)
+            .checked_add(layout_len as usize)
             .ok_or_else(|| oob(cursor))?;
         let name = buf.get(cursor..end).ok_or_else(|| oob(cursor))?;
         if checks.utf8 && std::str::from_utf8(name).is_err() {
@@ -654,13 +684,13 @@ fn check_heap(
                 format!("tensor {i}: layout name is not valid UTF-8"),
             ));
         }
-        let first = *layouts.entry(d.dtype).or_insert(name);
+        let first = *layouts.entry(dtype).or_insert(name);
         if first != name {
             return Err(ty(
                 cursor as u64,
                 format!(
                     "tensor {i}: opaque dtype {} has layout name {:?} here and {:?} before",
-                    d.dtype,
+                    dtype,
                     String::from_utf8_lossy(name),
                     String::from_utf8_lossy(first)
                 ),
@@ -683,9 +713,10 @@ pub(crate) fn check_payload(block: &[u8], layout: &Layout) -> Result<()> {
     let payload = block.get(p..end).ok_or_else(eof)?;
     let mut running = 0usize;
     for i in 0..layout.count {
-        let d = RawDesc::read(block, i).ok_or_else(eof)?;
-        let off = usize::try_from(d.byte_offset).map_err(|_| eof())?;
-        let len = usize::try_from(d.byte_length).map_err(|_| eof())?;
+        let off = desc_u64(block, i, D_OFFSET).ok_or_else(eof)?;
+        let len = desc_u64(block, i, D_LENGTH).ok_or_else(eof)?;
+        let off = usize::try_from(off).map_err(|_| eof())?;
+        let len = usize::try_from(len).map_err(|_| eof())?;
         let gap = payload.get(running..off).ok_or_else(eof)?;
         if let Some(k) = first_nonzero(gap) {
             return Err(ty(
@@ -694,8 +725,15 @@ pub(crate) fn check_payload(block: &[u8], layout: &Layout) -> Result<()> {
             ));
         }
         let tensor_end = off.checked_add(len).ok_or_else(eof)?;
-        let packed = Dtype::from_code(d.dtype).is_some_and(Dtype::is_packed4);
-        if packed && d.elements().unwrap_or(0) % 2 == 1 {
+        let packed = desc_u16(block, i, D_DTYPE)
+            .and_then(Dtype::from_code)
+            .is_some_and(Dtype::is_packed4);
+        let odd = || {
+            RawDesc::read(block, i)
+                .and_then(|d| d.elements())
+                .is_some_and(|n| n % 2 == 1)
+        };
+        if packed && odd() {
             let last = tensor_end.checked_sub(1).ok_or_else(eof)?;
             let byte = payload.get(last).copied().ok_or_else(eof)?;
             if byte & 0xF0 != 0 {

@@ -40,7 +40,7 @@ impl<'a> TensorsView<'a> {
     ///
     /// # Errors
     ///
-    /// Any fault of [`validate`](super::validate), then TRAILING at the
+    /// Any fault of [`validate`](fn@super::validate), then TRAILING at the
     /// block's end when `buf` continues past it.
     pub fn from_bytes(buf: &'a [u8], opts: &Options) -> Result<Self> {
         let (view, rest) = Self::take_from_bytes(buf, opts)?;
@@ -59,7 +59,7 @@ impl<'a> TensorsView<'a> {
     ///
     /// # Errors
     ///
-    /// Any fault of [`validate`](super::validate).
+    /// Any fault of [`validate`](fn@super::validate).
     pub fn take_from_bytes(buf: &'a [u8], opts: &Options) -> Result<(Self, &'a [u8])> {
         Self::take_with(buf, opts, false)
     }
@@ -75,7 +75,7 @@ impl<'a> TensorsView<'a> {
     ///
     /// # Errors
     ///
-    /// FRAME, EOF, TYPE or LIMIT as in [`validate`](super::validate) for the
+    /// FRAME, EOF, TYPE or LIMIT as in [`validate`](fn@super::validate) for the
     /// checks that remain; TRAILING when `buf` continues past the block.
     pub fn from_bytes_trusted(buf: &'a [u8]) -> Result<Self> {
         let (view, rest) = Self::take_with(buf, &TRUSTED_OPTS, true)?;
