@@ -138,6 +138,8 @@ fn empty_directory_is_64_bytes() {
     want.extend_from_slice(&[0; 32]);
     assert_eq!(t.as_bytes(), &want[..]);
     assert!(t.is_empty());
+    assert_eq!(Tensors::default(), t);
+    assert_eq!(Tensors::default().layout(), t.layout());
     let v = TensorsView::from_bytes(&want, &opts()).unwrap();
     assert_eq!(v.len(), 0);
     assert_eq!(v.iter().count(), 0);
@@ -845,6 +847,12 @@ fn header_precedence() {
     expect_err(&b, &opts(), ErrorCode::Frame, 24);
     b[24] = 0;
     expect_err(&b, &opts(), ErrorCode::Limit, 8);
+    // descriptors that do not fit come before a payload length that overflows
+    put32(&mut b, 8, 1);
+    expect_err(&b, &opts(), ErrorCode::Eof, 8);
+    let hdr: [u8; 32] = b[..32].try_into().unwrap();
+    let e = header_lens(&hdr, &opts()).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (ErrorCode::Eof, Some(16)));
     put32(&mut b, 8, 0);
     expect_err(&b, &opts(), ErrorCode::Eof, 16);
     // magic first of all

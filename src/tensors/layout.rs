@@ -258,10 +258,28 @@ pub(crate) fn packed_len(elements: u64, bits: u32) -> Option<u64> {
 /// ```
 pub fn header_lens(header: &[u8; HEADER_LEN], opts: &Options) -> Result<(u64, u64)> {
     let h = RawHeader::parse(header);
-    check_header(&h, opts)
+    let (meta_end, block) = check_header(&h, opts)?;
+    match block {
+        Some(b) => Ok((meta_end, b)),
+        None => Err(payload_overflow(&h)),
+    }
 }
 
-pub(crate) fn check_header(h: &RawHeader, opts: &Options) -> Result<(u64, u64)> {
+#[cold]
+pub(crate) fn payload_overflow(h: &RawHeader) -> Error {
+    Error::at(
+        ErrorCode::Eof,
+        H_PAYLOAD,
+        format!(
+            "directory payload_bytes {} overflows the block length",
+            h.payload_bytes
+        ),
+    )
+}
+
+/// Step 1's FRAME and LIMIT checks; returns `meta_end` and the block
+/// length, `None` when `P + payload_bytes` overflows u64.
+pub(crate) fn check_header(h: &RawHeader, opts: &Options) -> Result<(u64, Option<u64>)> {
     if h.magic != MAGIC {
         return Err(Error::at(
             ErrorCode::Frame,
@@ -315,17 +333,7 @@ pub(crate) fn check_header(h: &RawHeader, opts: &Options) -> Result<(u64, u64)> 
     let meta_end =
         HEADER_LEN as u64 + DESC_LEN as u64 * u64::from(h.count) + u64::from(h.heap_bytes);
     let block = align64(meta_end).and_then(|p| p.checked_add(h.payload_bytes));
-    match block {
-        Some(b) => Ok((meta_end, b)),
-        None => Err(Error::at(
-            ErrorCode::Eof,
-            H_PAYLOAD,
-            format!(
-                "directory payload_bytes {} overflows the block length",
-                h.payload_bytes
-            ),
-        )),
-    }
+    Ok((meta_end, block))
 }
 
 #[cfg(test)]

@@ -158,6 +158,20 @@ impl Tensors {
     }
 }
 
+impl Default for Tensors {
+    /// The empty directory: 64 bytes, the header and 32 zero bytes.
+    fn default() -> Self {
+        let mut buf = AlignedBuf::zeroed(64);
+        if let Some(h) = buf.as_mut_slice().get_mut(..8) {
+            h.copy_from_slice(&[b'K', b'D', b'I', b'R', 2, 0, 1, 0]);
+        }
+        Tensors {
+            buf,
+            layout: Layout::empty(),
+        }
+    }
+}
+
 impl PartialEq for Tensors {
     fn eq(&self, other: &Self) -> bool {
         self.as_bytes() == other.as_bytes()

@@ -25,7 +25,7 @@ pub(crate) struct HeapRef {
 
 /// The shape of a validated directory block: its length and where its parts
 /// start. Returned by [`validate`](fn@validate); views and owned directories keep it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Layout {
     len: usize,
     count: u32,
@@ -69,12 +69,38 @@ impl Layout {
         self.payload_bytes
     }
 
+    /// The layout of the empty directory (64 bytes).
+    pub(crate) const fn empty() -> Self {
+        Layout {
+            len: 64,
+            count: 0,
+            heap_start: HEADER_LEN,
+            heap_bytes: 0,
+            payload_start: 64,
+            payload_bytes: 0,
+            heap_index: Vec::new(),
+        }
+    }
+
     pub(crate) fn heap_ref(&self, i: u32) -> HeapRef {
         usize::try_from(i)
             .ok()
             .and_then(|i| self.heap_index.get(i))
             .copied()
             .unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Layout")
+            .field("block_len", &self.len)
+            .field("count", &self.count)
+            .field("heap_start", &self.heap_start)
+            .field("heap_bytes", &self.heap_bytes)
+            .field("payload_start", &self.payload_start)
+            .field("payload_bytes", &self.payload_bytes)
+            .finish()
     }
 }
 
@@ -188,14 +214,16 @@ pub(crate) fn check_meta(buf: &[u8], avail: u64, opts: &Options, checks: Checks)
             ErrorCode::Eof,
             H_PAYLOAD,
             format!(
-                "directory block needs {block_len} bytes (payload_bytes {}), {avail} remain",
+                "directory block needs {} bytes (payload_bytes {}), {avail} remain",
+                block_len.map_or_else(|| "more than 2^64".to_string(), |b| b.to_string()),
                 h.payload_bytes
             ),
         )
     };
-    if block_len > avail {
-        return Err(too_long());
-    }
+    let block_len = match block_len {
+        Some(b) if b <= avail => b,
+        _ => return Err(too_long()),
+    };
     let len = usize::try_from(block_len).map_err(|_| too_long())?;
     // align64(meta_end) <= block_len, so neither fails once block_len fitted.
     let p64 = align64(meta_end).ok_or_else(too_long)?;
