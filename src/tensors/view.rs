@@ -43,15 +43,7 @@ impl<'a> TensorsView<'a> {
     /// Any fault of [`validate`](fn@super::validate), then TRAILING at the
     /// block's end when `buf` continues past it.
     pub fn from_bytes(buf: &'a [u8], opts: &Options) -> Result<Self> {
-        let (view, rest) = Self::take_from_bytes(buf, opts)?;
-        if !rest.is_empty() {
-            return Err(Error::at(
-                ErrorCode::Trailing,
-                view.block.len() as u64,
-                format!("{} bytes after the directory block", rest.len()),
-            ));
-        }
-        Ok(view)
+        Self::exact(Self::take_with(buf, opts, false)?)
     }
 
     /// Validates the directory at the start of `buf` and returns it with
@@ -78,15 +70,20 @@ impl<'a> TensorsView<'a> {
     /// FRAME, EOF, TYPE or LIMIT as in [`validate`](fn@super::validate) for the
     /// checks that remain; TRAILING when `buf` continues past the block.
     pub fn from_bytes_trusted(buf: &'a [u8]) -> Result<Self> {
-        let (view, rest) = Self::take_with(buf, &TRUSTED_OPTS, true)?;
-        if !rest.is_empty() {
-            return Err(Error::at(
+        Self::exact(Self::take_with(buf, &TRUSTED_OPTS, true)?)
+    }
+
+    /// TRAILING when bytes follow the block in a standalone buffer.
+    fn exact((view, rest): (Self, &[u8])) -> Result<Self> {
+        if rest.is_empty() {
+            Ok(view)
+        } else {
+            Err(Error::at(
                 ErrorCode::Trailing,
                 view.block.len() as u64,
                 format!("{} bytes after the directory block", rest.len()),
-            ));
+            ))
         }
-        Ok(view)
     }
 
     fn take_with(buf: &'a [u8], opts: &Options, trusted: bool) -> Result<(Self, &'a [u8])> {
