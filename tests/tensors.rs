@@ -1222,3 +1222,36 @@ fn nonempty_range_past_payload_bytes_is_type() {
     put64(&mut b, 16, 64);
     expect_err(&b, &opts(), ErrorCode::Type, d(1) + 80);
 }
+
+#[test]
+fn heap_faults_are_reported_in_heap_order() {
+    // names "a", "b", "a2"; heap at 32 + 3*128 = 416
+    let one = [0u8];
+    let build = |n: [&'static str; 3]| {
+        let mut b = TensorsBuilder::new();
+        for name in n {
+            b.push(TensorSpec::from_slice(&[1], &one).named(name));
+        }
+        b.build().unwrap().as_bytes().to_vec()
+    };
+    // A bad name before a duplicate: UTF8 at the bad name.
+    let mut b = build(["a", "b", "c"]);
+    b[417] = 0xFF;
+    b[418] = b'a';
+    expect_err(&b, &opts(), ErrorCode::Utf8, 417);
+    // A duplicate before a bad name: TYPE at the repeat.
+    let mut b = build(["a", "b", "c"]);
+    b[417] = b'a';
+    b[418] = 0xFF;
+    expect_err(&b, &opts(), ErrorCode::Type, 417);
+    // Three equal names: the second is reported.
+    let mut b = build(["a", "b", "c"]);
+    b[417] = b'a';
+    b[418] = b'a';
+    expect_err(&b, &opts(), ErrorCode::Type, 417);
+    // Names are compared as raw bytes: "é" precomposed vs decomposed differ.
+    let mut b = TensorsBuilder::new();
+    b.push(TensorSpec::from_slice(&[1], &one).named("\u{e9}"));
+    b.push(TensorSpec::from_slice(&[1], &one).named("e\u{301}"));
+    b.build().unwrap();
+}
