@@ -49,6 +49,7 @@ pub mod read;
 pub mod schema;
 pub mod ser;
 pub mod tensors;
+pub use tensors::{Dtype, Tensors, TensorsBuilder, TensorsView};
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
