@@ -190,7 +190,9 @@ impl<'de> Read<'de> for SliceRead<'de> {
     ) -> Result<Reference<'de, 's>> {
         let base = self.pos;
         let rest = &self.slice[base..self.end];
-        let len = crate::tensors::validate_block(rest, opts).map_err(|e| e.shifted(base as u64))?;
+        let len = crate::tensors::validate(rest, opts)
+            .map_err(|e| e.shifted(base as u64))?
+            .block_len();
         let block = rest
             .get(..len)
             .ok_or_else(|| Error::at(ErrorCode::Eof, base as u64, "directory block is short"))?;
@@ -354,7 +356,7 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
             .map_err(|_| Error::at(ErrorCode::Eof, base, "directory larger than memory"))?;
         self.check_limit(rest, base)?;
         self.fill(scratch, rest, base)?;
-        crate::tensors::validate_block(scratch, opts).map_err(|e| e.shifted(base))?;
+        crate::tensors::validate(scratch, opts).map_err(|e| e.shifted(base))?;
         Ok(Reference::Copied(scratch))
     }
 

@@ -62,6 +62,3 @@ pub use view::{Iter, OpaqueLayout, TensorView, TensorsView};
 /// `deserialize_newtype_struct(TENSORS_TOKEN, visitor)` with the validated
 /// block; the schema tracer writes its type text as `tensors`.
 pub const TENSORS_TOKEN: &str = "$kiln_serde::Tensors";
-
-mod handoff;
-pub(crate) use handoff::{header_lens, validate_block};

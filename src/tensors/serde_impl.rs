@@ -16,6 +16,13 @@ use super::view::TensorsView;
 use super::TENSORS_TOKEN;
 use crate::options::Options;
 
+/// Caps for a block that is already in memory: the count and name caps only
+/// guard allocation before bytes are known to exist, so here they are lifted
+/// (a Kiln deserializer has already applied the caller's caps).
+const IN_MEMORY: Options = Options::new()
+    .with_max_count(u64::MAX)
+    .with_max_bytes(u64::MAX);
+
 /// Cap on the size hint trusted when collecting a byte sequence.
 const SEQ_HINT_CAP: usize = 1 << 16;
 
@@ -45,7 +52,7 @@ impl<'de> Visitor<'de> for OwnedVisitor {
     }
 
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Tensors, E> {
-        Tensors::from_bytes(v, &Options::default()).map_err(E::custom)
+        Tensors::from_bytes(v, &IN_MEMORY).map_err(E::custom)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Tensors, A::Error> {
@@ -80,7 +87,7 @@ impl<'de> Visitor<'de> for ViewVisitor {
     }
 
     fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<TensorsView<'de>, E> {
-        TensorsView::from_bytes(v, &Options::default()).map_err(E::custom)
+        TensorsView::from_bytes(v, &IN_MEMORY).map_err(E::custom)
     }
 
     fn visit_bytes<E: de::Error>(self, _v: &[u8]) -> Result<TensorsView<'de>, E> {
@@ -97,7 +104,7 @@ impl<'de> Visitor<'de> for ViewVisitor {
     }
 }
 
-impl<'de> serde::Deserialize<'de> for TensorsView<'de> {
+impl<'de: 'a, 'a> serde::Deserialize<'de> for TensorsView<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_newtype_struct(TENSORS_TOKEN, ViewVisitor)
     }
