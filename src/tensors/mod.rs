@@ -39,6 +39,7 @@
 
 mod aligned;
 mod builder;
+mod check;
 mod dtype;
 mod layout;
 mod owned;
@@ -48,6 +49,7 @@ mod view;
 
 pub use aligned::{AlignedBuf, READ_CHUNK};
 pub use builder::{TensorSpec, TensorsBuilder};
+pub use check::{check_buffer, TENSORS_HASH};
 pub use dtype::{Dtype, Element, Quant, QuantScheme, OPAQUE_MAX, OPAQUE_MIN};
 pub use layout::{
     header_lens, ALIGN, DESC_LEN, FLAG_LE, FLAG_NAMES, HEADER_LEN, MAGIC, MAX_RANK, VERSION,
