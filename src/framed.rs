@@ -157,13 +157,7 @@ where
 
 /// The header, then the value.
 fn write_vec<T: ?Sized + Serialize>(opts: &Options, hash: u64, value: &T) -> Result<Vec<u8>> {
-    let body = opts
-        .to_vec(value)
-        .map_err(|e| e.shifted(FRAME_LEN as u64))?;
-    let mut out = Vec::with_capacity(FRAME_LEN + body.len());
-    out.extend_from_slice(&frame::encode(Some(hash)));
-    out.extend_from_slice(&body);
-    Ok(out)
+    crate::ser::to_vec_prefixed(&frame::encode(Some(hash)), value, opts)
 }
 
 fn write_to<W: Write, T: ?Sized + Serialize>(
