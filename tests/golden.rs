@@ -339,6 +339,17 @@ fn files_on_disk_equal_a_fresh_generation() {
             c.file
         );
     }
+    // No stale case file: every `.kiln` on disk is a case.
+    for entry in std::fs::read_dir(dir()).expect("spec/golden") {
+        let file = entry.expect("entry").file_name();
+        let file = file.to_string_lossy();
+        if file.ends_with(".kiln") {
+            assert!(
+                cases.iter().any(|c| c.file == file),
+                "{file} is not a case: delete it or add it to the generator"
+            );
+        }
+    }
     let manifest = std::fs::read_to_string(dir().join("cases.json")).expect("manifest");
     assert_eq!(
         manifest,

@@ -316,7 +316,7 @@ pub(crate) fn check_meta(buf: &[u8], avail: u64, opts: &Options, checks: Checks)
     })
 }
 
-/// Step 2 for one descriptor. Returns the new running end. `opaque` holds
+/// Step 2 for one descriptor. Returns the new running end. `opaque_sizes` holds
 /// the block sizes of the first tensor of each opaque code seen so far.
 #[allow(clippy::too_many_arguments)]
 fn check_desc(
