@@ -882,6 +882,19 @@ fn descriptor_precedence_is_in_spec_order() {
     put16(&mut r.bytes, d(4), 0);
     r.bytes[d(2) + 2] = 9;
     expect_err(&r.bytes, &opts(), ErrorCode::Type, d(2) + 2);
+    // Opaque consistency comes before the greedy byte_offset: tensor 6
+    // (opaque 5000, 256 elements) with block sizes 128/72 (its byte_length
+    // 144 still right for itself, unlike tensor 5's 256/144) and a wrong
+    // offset.
+    let mut r = Rich::new();
+    put32(&mut r.bytes, d(6) + 104, 128);
+    put32(&mut r.bytes, d(6) + 108, 72);
+    let off = get64(&r.bytes, d(6) + 80);
+    put64(&mut r.bytes, d(6) + 80, off + 64);
+    expect_err(&r.bytes, &opts(), ErrorCode::Type, d(6) + 104);
+    put32(&mut r.bytes, d(6) + 104, 256);
+    put32(&mut r.bytes, d(6) + 108, 144);
+    expect_err(&r.bytes, &opts(), ErrorCode::Type, d(6) + 80);
     // Descriptor faults win over the names flag and the heap.
     let mut r = Rich::new();
     r.bytes[6] &= !2;

@@ -242,29 +242,17 @@ pub(crate) fn check_meta(buf: &[u8], avail: u64, opts: &Options, checks: Checks)
     for i in 0..count {
         let d0 = desc_off(i);
         let d = RawDesc::read(buf, i).ok_or_else(too_long)?;
-        let (end, dtype) = check_desc(&d, i, d0, count, running, h.payload_bytes, opts, checks)?;
-        running = end;
-        if let Dtype::Opaque(code) = dtype {
-            let first = *opaque.entry(code).or_insert((d.block_elems, d.block_bytes));
-            if first.0 != d.block_elems {
-                return Err(ty(
-                    d0 + D_BLOCK_ELEMS,
-                    format!(
-                        "tensor {i}: opaque dtype {code} has block_elems {} here and {} before",
-                        d.block_elems, first.0
-                    ),
-                ));
-            }
-            if first.1 != d.block_bytes {
-                return Err(ty(
-                    d0 + D_BLOCK_BYTES,
-                    format!(
-                        "tensor {i}: opaque dtype {code} has block_bytes {} here and {} before",
-                        d.block_bytes, first.1
-                    ),
-                ));
-            }
-        }
+        running = check_desc(
+            &d,
+            i,
+            d0,
+            count,
+            running,
+            h.payload_bytes,
+            &mut opaque,
+            opts,
+            checks,
+        )?;
         any_name |= d.name_len != 0;
         heap_sum = heap_sum
             .saturating_add(u64::from(d.name_len))
@@ -328,7 +316,8 @@ pub(crate) fn check_meta(buf: &[u8], avail: u64, opts: &Options, checks: Checks)
     })
 }
 
-/// Step 2 for one descriptor. Returns the new running end and the dtype.
+/// Step 2 for one descriptor. Returns the new running end. `opaque_sizes` holds
+/// the block sizes of the first tensor of each opaque code seen so far.
 #[allow(clippy::too_many_arguments)]
 fn check_desc(
     d: &RawDesc,
@@ -337,9 +326,10 @@ fn check_desc(
     count: u32,
     running: u64,
     payload_bytes: u64,
+    opaque_sizes: &mut BTreeMap<u16, (u32, u32)>,
     opts: &Options,
     checks: Checks,
-) -> Result<(u64, Dtype)> {
+) -> Result<u64> {
     // FRAME: reserved.
     if d.reserved1 != 0 {
         return Err(err(
@@ -533,6 +523,31 @@ fn check_desc(
             ),
         ));
     }
+    // opaque consistency: the block sizes of the first tensor of this code
+    // (the layout names are compared with the heap, in step 3).
+    if let Dtype::Opaque(code) = dtype {
+        let first = *opaque_sizes
+            .entry(code)
+            .or_insert((d.block_elems, d.block_bytes));
+        if first.0 != d.block_elems {
+            return Err(ty(
+                d0 + D_BLOCK_ELEMS,
+                format!(
+                    "tensor {i}: opaque dtype {code} has block_elems {} here and {} before",
+                    d.block_elems, first.0
+                ),
+            ));
+        }
+        if first.1 != d.block_bytes {
+            return Err(ty(
+                d0 + D_BLOCK_BYTES,
+                format!(
+                    "tensor {i}: opaque dtype {code} has block_bytes {} here and {} before",
+                    d.block_bytes, first.1
+                ),
+            ));
+        }
+    }
     // greedy byte_offset and range.
     let want = align64(running);
     if want != Some(d.byte_offset) {
@@ -546,7 +561,7 @@ fn check_desc(
         ));
     }
     match d.byte_offset.checked_add(d.byte_length) {
-        Some(end) if end <= payload_bytes => Ok((end, dtype)),
+        Some(end) if end <= payload_bytes => Ok(end),
         _ => Err(ty(
             d0 + D_OFFSET,
             format!(

@@ -5,12 +5,25 @@
 //! files on disk equal a fresh generation and runs every case in the
 //! manifest through the decoder.
 //!
-//! Manifest entry fields: `name`, `file`, `form` (`frozen`, `directory`,
-//! `framed`), `expect` (`ok` or a code word), `offset` (for errors), and for
-//! `ok` cases either `type` + `value` (frozen: the value as JSON) or
-//! `tensors` (directory: name, dtype, shape, payload sha256).
+//! Manifest entry fields (documented in `spec/golden/README.md`): `name`,
+//! `file`, `form` (`frozen`, `framed-value`, `directory`, `framed`),
+//! `description`, `expect` (`ok` or a code word), `offset` (for errors), and
+//! for `ok` cases either `type` + `value` (a Frozen value as JSON) or
+//! `tensors` (a directory: name, dtype, shape, payload sha256, and quant or
+//! layout when present).
+//!
+//! The directory and frame cases live in `golden_dir.rs` and
+//! `golden_frame.rs` beside this file; `golden_digest.rs` has the SHA-256
+//! and FNV-1a 64 they need, so that nothing here calls the implementation.
 
 #![allow(dead_code)]
+
+#[path = "golden_digest.rs"]
+pub mod golden_digest;
+#[path = "golden_dir.rs"]
+pub mod golden_dir;
+#[path = "golden_frame.rs"]
+pub mod golden_frame;
 
 use serde_json::{json, Value};
 
@@ -103,8 +116,8 @@ pub fn frozen_cases() -> Vec<Case> {
     ]
 }
 
-/// Every case, in manifest order. Directory and frame cases are appended by
-/// their own generators.
+/// Every case, in manifest order: Frozen, then directory (the seed-named
+/// ones first), then framed values and framed directories.
 pub fn all_cases() -> Vec<Case> {
     let mut cases = frozen_cases();
     cases.extend(extra_cases());
@@ -113,7 +126,10 @@ pub fn all_cases() -> Vec<Case> {
 
 /// Cases from the other modules (tensor directory, frame).
 fn extra_cases() -> Vec<Case> {
-    Vec::new()
+    let mut v = golden_dir::directory_cases();
+    v.extend(golden_frame::framed_value_cases());
+    v.extend(golden_frame::framed_dir_cases());
+    v
 }
 
 /// The manifest text for a list of cases.
