@@ -351,11 +351,18 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         self.fill(scratch, 32, base)?;
         let mut header = [0u8; 32];
         header.copy_from_slice(scratch);
-        let (_, total) = crate::tensors::header_lens(&header, opts).map_err(|e| e.shifted(base))?;
-        let rest = usize::try_from(total.saturating_sub(32))
-            .map_err(|_| Error::at(ErrorCode::Eof, base, "directory larger than memory"))?;
-        self.check_limit(rest, base)?;
-        self.fill(scratch, rest, base)?;
+        let (meta_end, total) =
+            crate::tensors::header_lens(&header, opts).map_err(|e| e.shifted(base))?;
+        // Descriptors and heap first (a short stream is EOF at the count,
+        // byte 8), then pad and payload (EOF at payload_bytes, byte 16), as a
+        // slice reports them.
+        for (upto, at) in [(meta_end, base + 8), (total, base + 16)] {
+            let have = scratch.len() as u64;
+            let n = usize::try_from(upto.saturating_sub(have))
+                .map_err(|_| Error::at(ErrorCode::Eof, at, "directory larger than memory"))?;
+            self.check_limit(n, at)?;
+            self.fill(scratch, n, at)?;
+        }
         crate::tensors::validate(scratch, opts).map_err(|e| e.shifted(base))?;
         Ok(Reference::Copied(scratch))
     }
