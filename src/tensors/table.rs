@@ -38,7 +38,7 @@ impl TensorsView<'_> {
     ///     table,
     ///     "#  name  dtype  shape   offset  bytes  quant  scale  outer  block  layout\n\
     ///      0  w     f32    [2, 3]       0     24  none       -      -      -  -\n\
-    ///      total: 1 tensor, 6 elements, 24 tensor bytes, payload region 24 bytes, block 224 bytes\n"
+    ///      total: 1 tensor, 6 elements, 24 tensor bytes, payload region 24 bytes, block 216 bytes\n"
     /// );
     /// ```
     pub fn table(&self) -> String {
