@@ -263,6 +263,17 @@ impl QuantScheme {
         }
     }
 
+    /// The scheme's name as `kiln inspect` prints it: `none`,
+    /// `per_tensor`, `per_block` or `per_block_outer`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            QuantScheme::None => "none",
+            QuantScheme::PerTensor => "per_tensor",
+            QuantScheme::PerBlock => "per_block",
+            QuantScheme::PerBlockOuter => "per_block_outer",
+        }
+    }
+
     /// The wire code.
     pub const fn code(self) -> u8 {
         match self {

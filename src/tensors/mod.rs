@@ -14,6 +14,7 @@
 //! * [`Tensors`] owns a validated block in an [`AlignedBuf`], so its typed
 //!   views are always aligned.
 //! * [`TensorsBuilder`] writes the one canonical layout (spec 5.7).
+//! * [`TensorsView::table`] prints a directory as `kiln inspect` does.
 //!
 //! # Examples
 //!
@@ -44,6 +45,7 @@ mod dtype;
 mod layout;
 mod owned;
 mod serde_impl;
+mod table;
 mod validate;
 mod view;
 

@@ -159,6 +159,7 @@ impl<'a> TensorsView<'a> {
             shape: d.shape,
             quant: Quant::from_wire(scheme, d.scale, d.outer, d.block_elems),
             layout,
+            offset: d.byte_offset,
             data,
         })
     }
@@ -353,6 +354,7 @@ pub struct TensorView<'a> {
     shape: [u64; MAX_RANK],
     quant: Quant,
     layout: Option<OpaqueLayout<'a>>,
+    offset: u64,
     data: &'a [u8],
 }
 
@@ -415,6 +417,17 @@ impl<'a> TensorView<'a> {
     /// The block layout, for an opaque dtype.
     pub fn layout(&self) -> Option<OpaqueLayout<'a>> {
         self.layout
+    }
+
+    /// The descriptor's `byte_offset`: where the payload starts, counted
+    /// from the start of the directory's payload region (a multiple of 64).
+    pub fn byte_offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The descriptor's `byte_length` (the length of [`data`](Self::data)).
+    pub fn byte_length(&self) -> u64 {
+        self.data.len() as u64
     }
 
     /// The payload bytes (little-endian elements; packed 4-bit dtypes two
@@ -503,6 +516,7 @@ impl fmt::Debug for TensorView<'_> {
             .field("shape", &self.shape())
             .field("quant", &self.quant)
             .field("layout", &self.layout)
+            .field("byte_offset", &self.offset)
             .field("data_len", &self.data.len())
             .finish()
     }

@@ -1,0 +1,297 @@
+//! `kiln check` and `kiln inspect`: the judgement of
+//! [`check_buffer`], the frame and the directory table.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use kiln_serde::frame::{self, FrameHeader, FRAME_LEN};
+use kiln_serde::tensors::{check_buffer, TensorsView, TENSORS_HASH};
+use kiln_serde::{Error, Options};
+use serde_derive::Serialize;
+
+use crate::mmap::Input;
+use crate::{out, plural, Failure};
+
+/// The `--json` document, for `kiln inspect --help`.
+pub const JSON_HELP: &str = "\
+With --json, one JSON object (format version 1; fields are only ever added):
+  format          \"kiln-inspect\"
+  version         1
+  file            the path as given
+  file_bytes      the file's length
+  frame           null for a bare directory, else an object:
+    version, profile, flags   the frame's bytes 4, 5 and 6
+    hash          \"0x%016x\", or null when the frame has no hash
+    hash_is_tensors  true when hash is the hash of `tensors` (0x91b48d411a259b35)
+  directory       start (byte offset of the directory in the file), bytes
+                  (block length), count, heap_start, heap_bytes,
+                  payload_start, payload_bytes (starts are file offsets)
+  tensors         one object per tensor, in descriptor order:
+    index, name (null when unnamed), dtype (spec name, \"opaque\" for an
+    opaque layout), dtype_code, shape (array), elements, byte_offset (from
+    the payload region start), byte_length, file_offset (from the file
+    start), quant {scheme (\"none\", \"per_tensor\", \"per_block\",
+    \"per_block_outer\"), scale, outer, block_elems (null when unused)},
+    layout (null, or {name, block_elems, block_bytes} for an opaque dtype)
+  totals          tensors, elements, tensor_bytes (sum of byte_length),
+                  payload_bytes (payload region), block_bytes
+A faulty file prints the error as `kiln check` does (not JSON), exit 1.";
+
+/// Reads `path` or fails with exit status 2.
+fn open(path: &Path) -> Result<Input, Failure> {
+    Input::open(path).map_err(|e| Failure::io(format!("cannot read {}", path.display()), &e))
+}
+
+/// The two lines `kiln check` prints for a fault: the code word, then
+/// `at byte N: sentence`.
+fn fault_lines(e: &Error) -> String {
+    match e.offset() {
+        Some(n) => format!("{}\nat byte {n}: {}\n", e.code().as_str(), e.message()),
+        None => format!("{}\n{}\n", e.code().as_str(), e.message()),
+    }
+}
+
+/// Prints a fault as `kiln check` does and picks the exit status: 1 for a
+/// spec code (a fault of the bytes), 2 for anything else (I/O).
+fn report_fault(path: &Path, e: &Error) -> Result<ExitCode, Failure> {
+    if e.code().is_spec_code() {
+        out(&fault_lines(e))?;
+        Ok(ExitCode::from(1))
+    } else {
+        Err(Failure::Usage(format!("{}: {e}", path.display())))
+    }
+}
+
+/// The frame header of a framed file, `None` for a bare directory.
+fn frame_of(bytes: &[u8]) -> Option<FrameHeader> {
+    if bytes.starts_with(&frame::MAGIC) {
+        frame::parse(bytes).ok()
+    } else {
+        None
+    }
+}
+
+/// `kiln check FILE`.
+pub fn check(path: &Path) -> Result<ExitCode, Failure> {
+    let input = open(path)?;
+    let bytes = input.bytes();
+    match check_buffer(bytes, &Options::default()) {
+        Ok(view) => {
+            let framing = match frame_of(bytes) {
+                Some(FrameHeader { hash: Some(_), .. }) => "framed, hash = tensors",
+                Some(_) => "framed, no hash",
+                None => "bare directory",
+            };
+            out(&format!(
+                "ok\n{}, {} payload bytes ({framing}, {}-byte block)\n",
+                plural(view.len(), "tensor"),
+                view.layout().payload_bytes(),
+                view.layout().block_len()
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => report_fault(path, &e),
+    }
+}
+
+/// `kiln inspect FILE [--json]`.
+pub fn inspect(path: &Path, json: bool) -> Result<ExitCode, Failure> {
+    let input = open(path)?;
+    let bytes = input.bytes();
+    let view = match check_buffer(bytes, &Options::default()) {
+        Ok(v) => v,
+        Err(e) => return report_fault(path, &e),
+    };
+    let frame = frame_of(bytes);
+    let start = if frame.is_some() { FRAME_LEN } else { 0 };
+    if json {
+        let doc = document(path, bytes.len(), frame, start, &view);
+        let mut text = serde_json::to_string_pretty(&doc)
+            .map_err(|e| Failure::Usage(format!("cannot write JSON: {e}")))?;
+        text.push('\n');
+        out(&text)?;
+    } else {
+        out(&text_report(path, bytes.len(), frame, start, &view))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn text_report(
+    path: &Path,
+    file_len: usize,
+    frame: Option<FrameHeader>,
+    start: usize,
+    view: &TensorsView<'_>,
+) -> String {
+    let frame_line = match frame {
+        None => "none (bare directory)".to_string(),
+        Some(h) => {
+            let hash = match h.hash {
+                Some(x) if x == TENSORS_HASH => format!("hash {x:#018x} (= hash of `tensors`)"),
+                Some(x) => format!("hash {x:#018x} (not the hash of `tensors`)"),
+                None => "no hash".to_string(),
+            };
+            format!(
+                "KILN version {}, profile {} (frozen), {hash}",
+                h.version, h.profile
+            )
+        }
+    };
+    let l = view.layout();
+    format!(
+        "file: {} ({file_len} bytes)\n\
+         frame: {frame_line}\n\
+         directory: at byte {start}, {} bytes, {}; name heap {} bytes at byte {}; \
+         payload region {} bytes at byte {}\n\n{}",
+        path.display(),
+        l.block_len(),
+        plural(view.len(), "tensor"),
+        l.heap_bytes(),
+        start + l.heap_start(),
+        l.payload_bytes(),
+        start + l.payload_start(),
+        view.table()
+    )
+}
+
+#[derive(Serialize)]
+struct Doc {
+    format: &'static str,
+    version: u32,
+    file: String,
+    file_bytes: u64,
+    frame: Option<FrameDoc>,
+    directory: DirDoc,
+    tensors: Vec<TensorDoc>,
+    totals: Totals,
+}
+
+#[derive(Serialize)]
+struct FrameDoc {
+    version: u8,
+    profile: u8,
+    flags: u8,
+    hash: Option<String>,
+    hash_is_tensors: bool,
+}
+
+#[derive(Serialize)]
+struct DirDoc {
+    start: u64,
+    bytes: u64,
+    count: u64,
+    heap_start: u64,
+    heap_bytes: u64,
+    payload_start: u64,
+    payload_bytes: u64,
+}
+
+#[derive(Serialize)]
+struct TensorDoc {
+    index: u64,
+    name: Option<String>,
+    dtype: &'static str,
+    dtype_code: u16,
+    shape: Vec<u64>,
+    elements: u64,
+    byte_offset: u64,
+    byte_length: u64,
+    file_offset: u64,
+    quant: QuantDoc,
+    layout: Option<LayoutDoc>,
+}
+
+#[derive(Serialize)]
+struct QuantDoc {
+    scheme: &'static str,
+    scale: Option<u32>,
+    outer: Option<u32>,
+    block_elems: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct LayoutDoc {
+    name: String,
+    block_elems: u32,
+    block_bytes: u32,
+}
+
+#[derive(Serialize)]
+struct Totals {
+    tensors: u64,
+    elements: u128,
+    tensor_bytes: u128,
+    payload_bytes: u64,
+    block_bytes: u64,
+}
+
+fn document(
+    path: &Path,
+    file_len: usize,
+    frame: Option<FrameHeader>,
+    start: usize,
+    view: &TensorsView<'_>,
+) -> Doc {
+    let l = view.layout();
+    let start = start as u64;
+    let payload_start = start + l.payload_start() as u64;
+    let tensors: Vec<TensorDoc> = view
+        .iter()
+        .map(|t| {
+            let q = t.quant();
+            TensorDoc {
+                index: t.index() as u64,
+                name: t.name().map(str::to_string),
+                dtype: t.dtype().name(),
+                dtype_code: t.dtype().code(),
+                shape: t.shape().to_vec(),
+                elements: t.elements(),
+                byte_offset: t.byte_offset(),
+                byte_length: t.byte_length(),
+                file_offset: payload_start.saturating_add(t.byte_offset()),
+                quant: QuantDoc {
+                    scheme: q.scheme().name(),
+                    scale: q.scale(),
+                    outer: q.outer(),
+                    block_elems: q.block_elems(),
+                },
+                layout: t.layout().map(|o| LayoutDoc {
+                    name: String::from_utf8_lossy(o.name_bytes()).into_owned(),
+                    block_elems: o.block_elems(),
+                    block_bytes: o.block_bytes(),
+                }),
+            }
+        })
+        .collect();
+    let totals = Totals {
+        tensors: view.len() as u64,
+        elements: tensors.iter().map(|t| u128::from(t.elements)).sum(),
+        tensor_bytes: tensors.iter().map(|t| u128::from(t.byte_length)).sum(),
+        payload_bytes: l.payload_bytes(),
+        block_bytes: l.block_len() as u64,
+    };
+    Doc {
+        format: "kiln-inspect",
+        version: 1,
+        file: path.display().to_string(),
+        file_bytes: file_len as u64,
+        frame: frame.map(|h| FrameDoc {
+            version: h.version,
+            profile: h.profile,
+            flags: h.flags,
+            hash: h.hash.map(|x| format!("{x:#018x}")),
+            hash_is_tensors: h.hash == Some(TENSORS_HASH),
+        }),
+        directory: DirDoc {
+            start,
+            bytes: l.block_len() as u64,
+            count: view.len() as u64,
+            heap_start: start + l.heap_start() as u64,
+            heap_bytes: u64::from(l.heap_bytes()),
+            payload_start,
+            payload_bytes: l.payload_bytes(),
+        },
+        tensors,
+        totals,
+    }
+}
