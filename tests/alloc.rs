@@ -116,3 +116,73 @@ fn writer_output_is_bounded_for_long_sequences() {
     assert_eq!(r.unwrap(), 4 + 8 * MIB as u64);
     assert!(peak < MIB, "serialized_size peak {peak}");
 }
+
+/// A directory header claiming 2^32-1 tensors in a 40-byte buffer.
+fn hostile_directory() -> Vec<u8> {
+    let mut b = Vec::from(*b"KDIR");
+    b.extend_from_slice(&2u16.to_le_bytes());
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.extend_from_slice(&u32::MAX.to_le_bytes());
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b.extend_from_slice(&0u64.to_le_bytes());
+    b.extend_from_slice(&0u64.to_le_bytes());
+    b.resize(40, 0);
+    b
+}
+
+#[test]
+fn hostile_directory_count_allocates_little() {
+    use kiln_serde::tensors::{check_buffer, validate, TensorsView};
+    use kiln_serde::Tensors;
+    let _g = SERIAL.lock().unwrap();
+    let bytes = hostile_directory();
+    let opts = kiln_serde::Options::default();
+    let uncapped = opts.with_max_count(u64::MAX);
+    for o in [opts, uncapped] {
+        let want = if o.max_count() == u64::MAX {
+            ErrorCode::Eof
+        } else {
+            ErrorCode::Limit
+        };
+        let (r, peak) = peak_during(|| validate(&bytes, &o).map(|_| ()));
+        assert_eq!(r.unwrap_err().code(), want);
+        assert!(peak < MIB, "validate: peak {peak}");
+        let (r, peak) = peak_during(|| TensorsView::from_bytes(&bytes, &o).map(|_| ()));
+        assert_eq!(r.unwrap_err().code(), want);
+        assert!(peak < MIB, "view: peak {peak}");
+        let (r, peak) = peak_during(|| o.from_slice::<Tensors>(&bytes).map(|_| ()));
+        assert_eq!(r.unwrap_err().code(), want);
+        assert!(peak < MIB, "from_slice: peak {peak}");
+        let (r, peak) = peak_during(|| o.from_reader::<_, Tensors>(&bytes[..]).map(|_| ()));
+        assert_eq!(r.unwrap_err().code(), want);
+        assert!(peak < MIB, "from_reader: peak {peak}");
+        let (r, peak) = peak_during(|| Tensors::read_from(&mut &bytes[..], &o).map(|_| ()));
+        assert_eq!(r.unwrap_err().code(), want);
+        assert!(peak < MIB, "read_from: peak {peak}");
+    }
+    let (r, peak) = peak_during(|| check_buffer(&bytes, &opts).map(|_| ()));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Limit);
+    assert!(peak < MIB, "check_buffer: peak {peak}");
+}
+
+#[test]
+fn lying_payload_on_a_stream_costs_only_what_arrives() {
+    use kiln_serde::Tensors;
+    let _g = SERIAL.lock().unwrap();
+    // 1 TB of payload claimed, 100 bytes delivered.
+    let mut b = Vec::from(*b"KDIR");
+    b.extend_from_slice(&2u16.to_le_bytes());
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b.extend_from_slice(&(1u64 << 40).to_le_bytes());
+    b.extend_from_slice(&0u64.to_le_bytes());
+    b.resize(100, 0);
+    let (r, peak) = peak_during(|| kiln_serde::from_reader::<_, Tensors>(&b[..]).map(|_| ()));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < 2 * MIB, "from_reader: peak {peak}");
+    let (r, peak) =
+        peak_during(|| Tensors::read_from(&mut &b[..], &Default::default()).map(|_| ()));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < 2 * MIB, "read_from: peak {peak}");
+}

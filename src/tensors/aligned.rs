@@ -17,7 +17,7 @@ const ZERO: Block = Block([0; 64]);
 
 /// How much a reader grows the buffer at a time: a lying length costs at
 /// most what the stream really delivers plus one chunk.
-pub const READ_CHUNK: usize = 1 << 20;
+pub const READ_CHUNK: usize = 64 * 1024;
 
 /// Owned bytes whose start address is a multiple of 64.
 ///
