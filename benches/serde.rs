@@ -295,6 +295,8 @@ fn write_sizes(sizes: &Sizes) {
     let path = dir.join("sizes.json");
     let json = serde_json::to_string_pretty(sizes).expect("sizes to JSON");
     std::fs::write(&path, json + "\n").expect("write sizes.json");
+    let run = serde_json::json!({ "quick": quick(), "seed": SEED });
+    std::fs::write(dir.join("run.json"), run.to_string() + "\n").expect("write run.json");
     eprintln!("encoded sizes written to {}", path.display());
 }
 
