@@ -1,0 +1,446 @@
+//! Serde benchmarks: kiln_serde against the common binary serde formats.
+//!
+//! Four datasets (`benches/datasets/`), each serialized, deserialized (owned)
+//! and, for `log`, deserialized borrowed (`&str` fields), for every format in
+//! the same run. Encoded sizes go to `target/kiln-bench/sizes.json`;
+//! `benches/report.py` turns criterion's estimates plus the sizes into the
+//! markdown table of BENCHMARKS.md.
+//!
+//! ```text
+//! cargo bench --bench serde                       # full criterion settings
+//! KILN_BENCH_QUICK=1 cargo bench --bench serde    # quick mode (< 3 min on 2 cores)
+//! cargo bench --bench serde -- 'log/'             # one dataset (criterion filter)
+//! python3 benches/report.py                       # the markdown table
+//! ```
+//!
+//! Bench ids are `<dataset>/<op>/<format>/<variant>`:
+//! * `serialize/<format>/to_vec`: a fresh `Vec` per call (the crate's
+//!   plain `to_vec`-style function);
+//! * `serialize/<format>/reuse(<api>)`: into a cleared `Vec` that keeps its
+//!   capacity between calls, through the named API (formats without such an
+//!   API have no reuse entry);
+//! * `deserialize/<format>/owned` and `deserialize/<format>/borrowed`.
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+mod datasets;
+
+use datasets::{log, mesh, savedata, updates, Rng};
+
+/// The seed of every dataset (change it and every number changes).
+const SEED: u64 = 0x6b69_6c6e_2d76_3221;
+
+// ---------------------------------------------------------------------------
+// The formats: one zero-sized type per (crate, configuration).
+
+trait Format {
+    /// Name used in bench ids and the report.
+    const NAME: &'static str;
+    /// The buffer-reusing serialize API, when the crate has one.
+    const REUSE: Option<&'static str>;
+    /// Whether decode(encode(v)) == v is guaranteed (JSON floats are not).
+    const EXACT: bool = true;
+
+    fn to_vec<T: Serialize>(v: &T) -> Vec<u8>;
+
+    /// Serialize into `buf` (cleared first), keeping its capacity.
+    fn reuse<T: Serialize>(_v: &T, _buf: &mut Vec<u8>) {
+        unreachable!("{} has no buffer-reusing serialize API", Self::NAME)
+    }
+
+    /// Deserialize, borrowing from `bytes` where the type asks for it.
+    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T;
+
+    /// Deserialize an owned type (the crate's owned entry point if it has one).
+    fn decode_owned<T: DeserializeOwned>(bytes: &[u8]) -> T {
+        Self::decode(bytes)
+    }
+}
+
+struct Kiln;
+impl Format for Kiln {
+    const NAME: &'static str = "kiln";
+    const REUSE: Option<&'static str> = Some("to_writer");
+    fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
+        kiln_serde::to_vec(v).unwrap()
+    }
+    fn reuse<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
+        buf.clear();
+        kiln_serde::to_writer(&mut *buf, v).unwrap();
+    }
+    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
+        kiln_serde::from_slice(bytes).unwrap()
+    }
+}
+
+struct Bincode1;
+impl Format for Bincode1 {
+    const NAME: &'static str = "bincode1";
+    const REUSE: Option<&'static str> = Some("serialize_into");
+    fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
+        bincode1::serialize(v).unwrap()
+    }
+    fn reuse<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
+        buf.clear();
+        bincode1::serialize_into(&mut *buf, v).unwrap();
+    }
+    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
+        bincode1::deserialize(bytes).unwrap()
+    }
+}
+
+/// bincode 2's serde API with `config::standard()` (varint integers).
+struct Bincode2;
+impl Format for Bincode2 {
+    const NAME: &'static str = "bincode2";
+    const REUSE: Option<&'static str> = Some("encode_into_std_write");
+    fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
+        bincode2::serde::encode_to_vec(v, bincode2::config::standard()).unwrap()
+    }
+    fn reuse<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
+        buf.clear();
+        bincode2::serde::encode_into_std_write(v, buf, bincode2::config::standard()).unwrap();
+    }
+    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
+        bincode2::serde::borrow_decode_from_slice(bytes, bincode2::config::standard())
+            .unwrap()
+            .0
+    }
+    fn decode_owned<T: DeserializeOwned>(bytes: &[u8]) -> T {
+        bincode2::serde::decode_from_slice(bytes, bincode2::config::standard())
+            .unwrap()
+            .0
+    }
+}
+
+/// bincode 2's serde API with `config::legacy()` (bincode 1 wire format).
+struct Bincode2Legacy;
+impl Format for Bincode2Legacy {
+    const NAME: &'static str = "bincode2_legacy";
+    const REUSE: Option<&'static str> = Some("encode_into_std_write");
+    fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
+        bincode2::serde::encode_to_vec(v, bincode2::config::legacy()).unwrap()
+    }
+    fn reuse<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
+        buf.clear();
+        bincode2::serde::encode_into_std_write(v, buf, bincode2::config::legacy()).unwrap();
+    }
+    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
+        bincode2::serde::borrow_decode_from_slice(bytes, bincode2::config::legacy())
+            .unwrap()
+            .0
+    }
+    fn decode_owned<T: DeserializeOwned>(bytes: &[u8]) -> T {
+        bincode2::serde::decode_from_slice(bytes, bincode2::config::legacy())
+            .unwrap()
+            .0
+    }
+}
+
+struct Postcard;
+impl Format for Postcard {
+    const NAME: &'static str = "postcard";
+    const REUSE: Option<&'static str> = Some("to_extend");
+    fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
+        postcard::to_stdvec(v).unwrap()
+    }
+    fn reuse<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
+        let mut out = std::mem::take(buf);
+        out.clear();
+        *buf = postcard::to_extend(v, out).unwrap();
+    }
+    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
+        postcard::from_bytes(bytes).unwrap()
+    }
+}
+
+/// rmp-serde's default (structs as arrays, no field names).
+struct Rmp;
+impl Format for Rmp {
+    const NAME: &'static str = "rmp_serde";
+    const REUSE: Option<&'static str> = Some("encode::write");
+    fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
+        rmp_serde::to_vec(v).unwrap()
+    }
+    fn reuse<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
+        buf.clear();
+        rmp_serde::encode::write(buf, v).unwrap();
+    }
+    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
+        rmp_serde::from_slice(bytes).unwrap()
+    }
+}
+
+/// bitcode's serde API (not its derive API). It has no buffer-reusing
+/// serde entry point.
+struct Bitcode;
+impl Format for Bitcode {
+    const NAME: &'static str = "bitcode";
+    const REUSE: Option<&'static str> = None;
+    fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
+        bitcode::serialize(v).unwrap()
+    }
+    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
+        bitcode::deserialize(bytes).unwrap()
+    }
+}
+
+/// serde_json, as a scale reference.
+struct Json;
+impl Format for Json {
+    const NAME: &'static str = "serde_json";
+    const REUSE: Option<&'static str> = Some("to_writer");
+    const EXACT: bool = false;
+    fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
+        serde_json::to_vec(v).unwrap()
+    }
+    fn reuse<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
+        buf.clear();
+        serde_json::to_writer(&mut *buf, v).unwrap();
+    }
+    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
+        serde_json::from_slice(bytes).unwrap()
+    }
+}
+
+/// Runs `$body` once per format with `$f` naming the format type.
+macro_rules! each_format {
+    ($f:ident => $body:expr) => {{
+        {
+            type $f = Kiln;
+            $body;
+        }
+        {
+            type $f = Bincode1;
+            $body;
+        }
+        {
+            type $f = Bincode2;
+            $body;
+        }
+        {
+            type $f = Bincode2Legacy;
+            $body;
+        }
+        {
+            type $f = Postcard;
+            $body;
+        }
+        {
+            type $f = Rmp;
+            $body;
+        }
+        {
+            type $f = Bitcode;
+            $body;
+        }
+        {
+            type $f = Json;
+            $body;
+        }
+    }};
+}
+
+// ---------------------------------------------------------------------------
+// Settings.
+
+/// `KILN_BENCH_QUICK=1`: short criterion settings for a whole-suite run in a
+/// few minutes (noisier numbers; label them as quick-mode numbers).
+fn quick() -> bool {
+    std::env::var_os("KILN_BENCH_QUICK").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+fn config() -> Criterion {
+    let c = Criterion::default();
+    if quick() {
+        c.sample_size(10)
+            .warm_up_time(Duration::from_millis(200))
+            .measurement_time(Duration::from_millis(500))
+    } else {
+        c
+    }
+}
+
+fn group<'c>(c: &'c mut Criterion, name: String) -> BenchmarkGroup<'c, WallTime> {
+    let mut g = c.benchmark_group(name);
+    if quick() {
+        // One iteration of the slow formats (serde_json on `mesh`) takes tens
+        // of milliseconds: flat sampling keeps them inside the time budget.
+        g.sampling_mode(SamplingMode::Flat);
+    }
+    g
+}
+
+/// Where criterion writes (`CARGO_TARGET_DIR` or `<crate>/target`).
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"))
+}
+
+/// dataset -> format -> encoded bytes.
+type Sizes = BTreeMap<&'static str, BTreeMap<&'static str, usize>>;
+
+fn write_sizes(sizes: &Sizes) {
+    let dir = target_dir().join("kiln-bench");
+    std::fs::create_dir_all(&dir).expect("create target/kiln-bench");
+    let path = dir.join("sizes.json");
+    let json = serde_json::to_string_pretty(sizes).expect("sizes to JSON");
+    std::fs::write(&path, json + "\n").expect("write sizes.json");
+    let run = serde_json::json!({ "quick": quick(), "seed": SEED });
+    std::fs::write(dir.join("run.json"), run.to_string() + "\n").expect("write run.json");
+    eprintln!("encoded sizes written to {}", path.display());
+}
+
+// ---------------------------------------------------------------------------
+// The benchmarks.
+
+/// Checks that `F` round-trips `value` (a correctness check, not timing) and
+/// returns its encoding.
+fn check<F: Format, T: Serialize + DeserializeOwned + PartialEq>(
+    dataset: &str,
+    value: &T,
+) -> Vec<u8> {
+    let bytes = F::to_vec(value);
+    let back: T = F::decode_owned(&bytes);
+    if F::EXACT {
+        assert!(back == *value, "{}: {dataset} does not round-trip", F::NAME);
+    }
+    if F::REUSE.is_some() {
+        let mut buf = vec![0xAA; 3];
+        F::reuse(value, &mut buf);
+        assert_eq!(
+            buf,
+            bytes,
+            "{}: reuse and to_vec differ on {dataset}",
+            F::NAME
+        );
+    }
+    bytes
+}
+
+fn serialize<F: Format, T: Serialize>(g: &mut BenchmarkGroup<'_, WallTime>, value: &T) {
+    g.bench_function(BenchmarkId::new(F::NAME, "to_vec"), |b| {
+        b.iter(|| F::to_vec(black_box(value)))
+    });
+    if let Some(api) = F::REUSE {
+        let mut buf = Vec::new();
+        F::reuse(value, &mut buf);
+        g.bench_function(BenchmarkId::new(F::NAME, format!("reuse({api})")), |b| {
+            b.iter(|| {
+                F::reuse(black_box(value), &mut buf);
+                black_box(buf.len())
+            })
+        });
+    }
+}
+
+fn deserialize<F: Format, T: DeserializeOwned>(g: &mut BenchmarkGroup<'_, WallTime>, bytes: &[u8]) {
+    g.bench_function(BenchmarkId::new(F::NAME, "owned"), |b| {
+        b.iter(|| F::decode_owned::<T>(black_box(bytes)))
+    });
+}
+
+/// Serialize and owned deserialize of one dataset for every format.
+fn dataset<T>(c: &mut Criterion, sizes: &mut Sizes, name: &'static str, value: &T)
+where
+    T: Serialize + DeserializeOwned + PartialEq,
+{
+    let mut encoded: BTreeMap<&'static str, Vec<u8>> = BTreeMap::new();
+    each_format!(F => {
+        let bytes = check::<F, T>(name, value);
+        encoded.insert(F::NAME, bytes);
+    });
+    let kiln = &encoded[Kiln::NAME];
+    assert_eq!(
+        kiln_serde::serialized_size(value).unwrap(),
+        kiln.len() as u64,
+        "kiln serialized_size disagrees with to_vec on {name}"
+    );
+    sizes.insert(name, encoded.iter().map(|(k, v)| (*k, v.len())).collect());
+
+    let mut g = group(c, format!("{name}/serialize"));
+    each_format!(F => serialize::<F, T>(&mut g, value));
+    g.finish();
+
+    let mut g = group(c, format!("{name}/deserialize"));
+    each_format!(F => deserialize::<F, T>(&mut g, &encoded[F::NAME]));
+    g.finish();
+}
+
+/// Borrowed deserialize of `log` (`&str` fields point into the input).
+fn log_borrowed(c: &mut Criterion, value: &log::Logs) {
+    let mut g = group(c, "log/deserialize".to_string());
+    each_format!(F => {
+        let bytes = F::to_vec(value);
+        let back: log::LogsRef<'_> = F::decode(&bytes);
+        assert!(back == *value, "{}: borrowed log does not round-trip", F::NAME);
+        g.bench_function(BenchmarkId::new(F::NAME, "borrowed"), |b| {
+            b.iter(|| F::decode::<log::LogsRef<'_>>(black_box(&bytes)))
+        });
+    });
+    g.finish();
+}
+
+fn main() {
+    let mut c = config().configure_from_args();
+    let mut sizes = Sizes::new();
+
+    let logs = log::generate(&mut Rng::new(SEED));
+    dataset(&mut c, &mut sizes, "log", &logs);
+    log_borrowed(&mut c, &logs);
+    drop(logs);
+
+    let m = mesh::generate(&mut Rng::new(SEED));
+    dataset(&mut c, &mut sizes, "mesh", &m);
+    drop(m);
+
+    let save = savedata::generate(&mut Rng::new(SEED));
+    dataset(&mut c, &mut sizes, "savedata", &save);
+    drop(save);
+
+    let u = updates::generate(&mut Rng::new(SEED));
+    dataset(&mut c, &mut sizes, "updates", &u);
+    drop(u);
+
+    write_sizes(&sizes);
+    c.final_summary();
+}
+
+// ---------------------------------------------------------------------------
+// TODO(tensors): `benches/tensors.rs` (+ `[[bench]] name = "tensors"`), once
+// the tensor directory API lands on main. Plan, all in one run:
+//
+// 1. small: 1,000 f32 tensors of 4 KiB each (names "t0000".."t0999", shape
+//    [1024]). Bench "tensors/small/write/kiln" (build the directory + encode
+//    into a reused Vec), "tensors/small/write/safetensors"
+//    (`safetensors::serialize(views, &None)`), and ".../memcpy" (copying the
+//    4 MiB of payload alone, the floor). Record both encoded sizes.
+// 2. large: 8 f32 tensors totalling 256 MiB (32 MiB each). Same three
+//    writers; throughput in bytes (`Throughput::Bytes(256 MiB)`); flat
+//    sampling, sample_size(10) even outside quick mode.
+// 3. read = validate + view: "tensors/{small,large}/view/kiln" (validate the
+//    block and get every tensor's &[f32] view) vs
+//    "tensors/{small,large}/view/safetensors"
+//    (`safetensors::SafeTensors::deserialize(&bytes)` then `.tensor(name)`
+//    for every name).
+// 4. view time must be flat in payload size: one tensor of 1 MiB vs one of
+//    1 GiB, "tensors/view_flat/kiln/{1MiB,1GiB}" (validate + view only; the
+//    1 GiB buffer is built once, outside the timing, and reused). Report the
+//    ratio; the target is ~1x.
+// Add `safetensors` as a dev-dependency; report.py already picks up any
+// group named `tensors/...` (it prints unknown groups in a raw table).
+//
+// TODO(framed): framed vs unframed on a 32-byte message, once the framed API
+// lands: a struct that encodes to exactly 32 bytes Frozen; bench
+// "framed/32B/serialize/{unframed,framed}" and
+// "framed/32B/deserialize/{unframed,framed}" (framed = frame header + hash
+// check on decode), so the per-message cost of the frame is visible in ns.
