@@ -72,13 +72,13 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     /// Fails with TRAILING unless every byte was consumed (slices only; a
     /// stream cannot tell).
     pub fn end(&mut self) -> Result<()> {
-        match self.read.remaining() {
-            Some(n) if n > 0 => Err(Error::at(
+        match self.read.trailing() {
+            0 => Ok(()),
+            n => Err(Error::at(
                 ErrorCode::Trailing,
                 self.read.offset(),
                 format!("{n} bytes follow the value"),
             )),
-            _ => Ok(()),
         }
     }
 

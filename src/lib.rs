@@ -23,9 +23,10 @@
 //! assert_eq!(back, Point { x: 9, y: -4 });
 //! ```
 //!
-//! Coming from bincode 1.x: `use kiln_serde as bincode;` keeps
+//! Coming from bincode 1.x: `use kiln_serde::bincode;` gives the bincode 1.3
+//! API (see [`bincode`]); `use kiln_serde as bincode;` also keeps
 //! `serialize`, `deserialize`, `serialize_into`, `deserialize_from` and
-//! `serialized_size` compiling (the bytes are Kiln's).
+//! `serialized_size` compiling. Either way the bytes are Kiln's.
 //!
 //! Errors carry one of the spec's codes and the byte offset of the fault:
 //!
@@ -38,12 +39,17 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod bincode;
 pub mod de;
 pub mod error;
+pub mod frame;
+pub mod framed;
 pub mod options;
 pub mod read;
+pub mod schema;
 pub mod ser;
 pub mod tensors;
+pub use tensors::{Dtype, Tensors, TensorsBuilder, TensorsView};
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
@@ -145,18 +151,18 @@ impl Options {
     /// `Options::new()` as a constant.
     pub const DEFAULT: Options = Options::new();
 
-    /// [`to_vec`](crate::to_vec) with these options (the total `limit` applies).
+    /// [`crate::to_vec`] with these options (the total `limit` applies).
     ///
     /// # Errors
-    /// As [`to_vec`](crate::to_vec); LIMIT past the total limit.
+    /// As [`crate::to_vec`]; LIMIT past the total limit.
     pub fn to_vec<T: ?Sized + Serialize>(&self, value: &T) -> Result<Vec<u8>> {
         ser::to_vec(value, self)
     }
 
-    /// [`to_writer`](crate::to_writer) with these options.
+    /// [`crate::to_writer`] with these options.
     ///
     /// # Errors
-    /// As [`to_writer`](crate::to_writer); LIMIT past the total limit.
+    /// As [`crate::to_writer`]; LIMIT past the total limit.
     pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(
         &self,
         writer: W,
@@ -165,26 +171,26 @@ impl Options {
         ser::to_writer(writer, value, self)
     }
 
-    /// [`serialized_size`](crate::serialized_size) with these options.
+    /// [`crate::serialized_size`] with these options.
     ///
     /// # Errors
-    /// As [`to_vec`](crate::to_vec).
+    /// As [`crate::to_vec`].
     pub fn serialized_size<T: ?Sized + Serialize>(&self, value: &T) -> Result<u64> {
         ser::serialized_size(value, self)
     }
 
-    /// [`from_slice`](crate::from_slice) with these options.
+    /// [`crate::from_slice`] with these options.
     ///
     /// # Errors
-    /// As [`from_slice`](crate::from_slice); LIMIT past a cap.
+    /// As [`crate::from_slice`]; LIMIT past a cap.
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
         de::from_slice(bytes, self)
     }
 
-    /// [`take_from_slice`](crate::take_from_slice) with these options.
+    /// [`crate::take_from_slice`] with these options.
     ///
     /// # Errors
-    /// As [`take_from_slice`](crate::take_from_slice).
+    /// As [`crate::take_from_slice`].
     pub fn take_from_slice<'de, T: Deserialize<'de>>(
         &self,
         bytes: &'de [u8],
@@ -192,10 +198,10 @@ impl Options {
         de::take_from_slice(bytes, self)
     }
 
-    /// [`from_reader`](crate::from_reader) with these options.
+    /// [`crate::from_reader`] with these options.
     ///
     /// # Errors
-    /// As [`from_reader`](crate::from_reader).
+    /// As [`crate::from_reader`].
     pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
         de::from_reader(reader, self)
     }
@@ -203,7 +209,7 @@ impl Options {
     /// Decodes a standalone buffer with a `DeserializeSeed`.
     ///
     /// # Errors
-    /// As [`from_slice`](crate::from_slice).
+    /// As [`crate::from_slice`].
     pub fn from_slice_seed<'de, S: serde::de::DeserializeSeed<'de>>(
         &self,
         seed: S,

@@ -44,8 +44,12 @@ pub trait Read<'de>: private::Sealed {
     /// Bytes consumed so far (the offset of the next byte).
     fn offset(&self) -> u64;
 
-    /// Bytes that remain, when known (slices), else `None` (streams).
+    /// Bytes that remain readable, when known (slices), else `None` (streams).
     fn remaining(&self) -> Option<usize>;
+
+    /// Bytes after the current position up to the real end of the input,
+    /// ignoring any total size limit (0 for streams, which cannot tell).
+    fn trailing(&self) -> usize;
 
     /// Reads exactly `N` bytes. Short input: EOF at the offset of the first
     /// of them (or LIMIT when the total limit is what stops it).
@@ -147,6 +151,10 @@ impl<'de> Read<'de> for SliceRead<'de> {
         Some(self.end - self.pos)
     }
 
+    fn trailing(&self) -> usize {
+        self.slice.len() - self.pos
+    }
+
     #[inline]
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
         if let Some(bytes) = self.slice[..self.end].get(self.pos..self.pos + N) {
@@ -182,7 +190,9 @@ impl<'de> Read<'de> for SliceRead<'de> {
     ) -> Result<Reference<'de, 's>> {
         let base = self.pos;
         let rest = &self.slice[base..self.end];
-        let len = crate::tensors::validate_block(rest, opts).map_err(|e| e.shifted(base as u64))?;
+        let len = crate::tensors::validate(rest, opts)
+            .map_err(|e| e.shifted(base as u64))?
+            .block_len();
         let block = rest
             .get(..len)
             .ok_or_else(|| Error::at(ErrorCode::Eof, base as u64, "directory block is short"))?;
@@ -299,6 +309,10 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         None
     }
 
+    fn trailing(&self) -> usize {
+        0
+    }
+
     #[inline]
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
         let at = self.pos;
@@ -342,7 +356,7 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
             .map_err(|_| Error::at(ErrorCode::Eof, base, "directory larger than memory"))?;
         self.check_limit(rest, base)?;
         self.fill(scratch, rest, base)?;
-        crate::tensors::validate_block(scratch, opts).map_err(|e| e.shifted(base))?;
+        crate::tensors::validate(scratch, opts).map_err(|e| e.shifted(base))?;
         Ok(Reference::Copied(scratch))
     }
 

@@ -43,6 +43,9 @@ pub struct Serializer<'w> {
     /// Stack of (key sort range, entry range) for open maps.
     entries: Vec<Entry>,
     limit: Option<u64>,
+    /// Bytes at the front of `out` that are not part of the value (a frame
+    /// header): counted in offsets, not against the limit.
+    prefix: u64,
 }
 
 #[derive(Clone, Copy)]
@@ -63,6 +66,7 @@ impl<'w> Serializer<'w> {
             last_str: (usize::MAX, usize::MAX),
             entries: Vec::new(),
             limit: opts.limit,
+            prefix: 0,
         }
     }
 
@@ -86,7 +90,7 @@ impl<'w> Serializer<'w> {
 
     fn check_limit(&self) -> Result<()> {
         if let Some(limit) = self.limit {
-            if self.total() > limit {
+            if self.total() - self.prefix > limit {
                 return Err(Error::new(
                     ErrorCode::Limit,
                     None,
@@ -165,6 +169,21 @@ impl<'w> Serializer<'w> {
 /// Serializes into a new `Vec`.
 pub(crate) fn to_vec<T: ?Sized + Serialize>(value: &T, opts: &Options) -> Result<Vec<u8>> {
     let mut ser = Serializer::with_sink(Vec::with_capacity(64), Sink::None, opts);
+    value.serialize(&mut ser)?;
+    Ok(ser.finish()?.0)
+}
+
+/// Serializes into a new `Vec` that starts with `prefix` (a frame header);
+/// error offsets count the prefix, the size limit does not.
+pub(crate) fn to_vec_prefixed<T: ?Sized + Serialize>(
+    prefix: &[u8],
+    value: &T,
+    opts: &Options,
+) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(64 + prefix.len());
+    out.extend_from_slice(prefix);
+    let mut ser = Serializer::with_sink(out, Sink::None, opts);
+    ser.prefix = prefix.len() as u64;
     value.serialize(&mut ser)?;
     Ok(ser.finish()?.0)
 }

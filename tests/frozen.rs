@@ -465,3 +465,10 @@ fn back_to_back_messages_on_one_stream() {
     assert_eq!(err.code(), ErrorCode::Eof);
     assert!(err.is_eof());
 }
+
+#[test]
+fn trailing_bytes_past_a_total_limit_are_still_trailing() {
+    let opts = Options::default().with_limit(1);
+    let err = opts.from_slice::<u8>(&[5, 6]).unwrap_err();
+    assert_eq!((err.code(), err.offset()), (ErrorCode::Trailing, Some(1)));
+}

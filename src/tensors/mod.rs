@@ -1,4 +1,62 @@
 //! The native tensor directory (spec section 5).
+//!
+//! A directory is one Frozen value of canonical type `tensors`:
+//!
+//! ```text
+//! header (32 bytes) | descriptors (128 bytes each) | name heap | zero pad to align64 | payload region
+//! ```
+//!
+//! * [`validate`](fn@validate) checks a block in the precedence order of spec section 7
+//!   and returns its [`Layout`]; [`header_lens`] gives a stream reader the
+//!   lengths a header promises.
+//! * [`TensorsView`] borrows a validated block; [`TensorView`] is one tensor
+//!   with typed, zero-copy access when the payload address is aligned.
+//! * [`Tensors`] owns a validated block in an [`AlignedBuf`], so its typed
+//!   views are always aligned.
+//! * [`TensorsBuilder`] writes the one canonical layout (spec 5.7).
+//!
+//! # Examples
+//!
+//! ```
+//! use kiln_serde::{tensors::{Dtype, Quant, TensorSpec, TensorsBuilder, TensorsView}, Options};
+//! let data = [1u8, 2, 3, 4];
+//! let scale = [0.5f32, 0.25];
+//! let mut b = TensorsBuilder::new();
+//! let s = b.push(TensorSpec::from_slice(&[2], &scale).named("q.scale"));
+//! b.push(
+//!     TensorSpec::from_slice(&[4], &data)
+//!         .named("q")
+//!         .with_quant(Quant::PerBlock { scale: s as u32, block_elems: 2 }),
+//! );
+//! let t = b.build().unwrap();
+//!
+//! let view = TensorsView::from_bytes(t.as_bytes(), &Options::default()).unwrap();
+//! let q = view.by_name("q").unwrap();
+//! assert_eq!(q.dtype(), Dtype::U8);
+//! assert_eq!(q.data(), &data);
+//! assert_eq!(view.get(q.quant().scale().unwrap() as usize).unwrap().name(), Some("q.scale"));
+//! ```
+
+mod aligned;
+mod builder;
+mod check;
+mod dtype;
+mod layout;
+mod owned;
+mod serde_impl;
+mod validate;
+mod view;
+
+pub use aligned::{AlignedBuf, READ_CHUNK};
+pub use builder::{TensorSpec, TensorsBuilder};
+pub use check::{check_buffer, TENSORS_HASH};
+pub use dtype::{Dtype, Element, Quant, QuantScheme, OPAQUE_MAX, OPAQUE_MIN};
+pub use layout::{
+    header_lens, ALIGN, DESC_LEN, FLAG_LE, FLAG_NAMES, HEADER_LEN, MAGIC, MAX_RANK, VERSION,
+};
+pub use owned::Tensors;
+pub use validate::{validate, Layout};
+pub use view::{Iter, OpaqueLayout, TensorView, TensorsView};
 
 /// The serde newtype-struct name that marks a tensor directory. The Kiln
 /// serializer writes a `serialize_newtype_struct(TENSORS_TOKEN, bytes)` as the
@@ -6,6 +64,3 @@
 /// `deserialize_newtype_struct(TENSORS_TOKEN, visitor)` with the validated
 /// block; the schema tracer writes its type text as `tensors`.
 pub const TENSORS_TOKEN: &str = "$kiln_serde::Tensors";
-
-mod handoff;
-pub(crate) use handoff::{header_lens, validate_block};

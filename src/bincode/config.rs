@@ -1,0 +1,415 @@
+//! bincode 1.3's option builder: the [`Options`] trait, [`DefaultOptions`],
+//! and the types the builder methods return, so code that names them
+//! (`WithOtherLimit<DefaultOptions, Bounded>`) compiles unchanged.
+//!
+//! What each choice does here:
+//!
+//! | builder method | effect with Kiln |
+//! |---|---|
+//! | `with_limit(n)` / `with_no_limit()` | honoured: serializing, `serialized_size` and deserializing (slices and readers) fail with `SizeLimit` past `n` bytes (bincode 1.3 ignored the limit when deserializing a slice; here it applies) |
+//! | `allow_trailing_bytes()` / `reject_trailing_bytes()` | honoured for slices |
+//! | `with_little_endian()` / `with_big_endian()` / `with_native_endian()` | accepted, **no effect**: Kiln is always little-endian |
+//! | `with_fixint_encoding()` / `with_varint_encoding()` | accepted, **no effect**: Kiln integers are fixed-width, counts are u32 |
+//!
+//! Defaults, as in bincode 1.3 (the two differ, for bincode's historical
+//! reasons; this module keeps them so behaviour does not change under you):
+//!
+//! | | limit | trailing bytes |
+//! |---|---|---|
+//! | [`DefaultOptions`] / [`options()`](super::options) | none | rejected |
+//! | the free functions ([`serialize`](super::serialize), [`deserialize`](super::deserialize), ...) | none | allowed |
+//!
+//! Kiln's per-value caps are raised to the wire maximum in this module (a
+//! str, bytes, seq or map may hold up to 4,294,967,295 bytes or elements,
+//! as bincode allows): a length is still compared with the bytes that remain
+//! before anything is allocated, and a stream grows its buffer only as bytes
+//! arrive, so a hostile length costs no more than the input really holds.
+//! Nesting stays capped at 128 levels (`SizeLimit`), where bincode would
+//! overflow the stack.
+
+use std::io::{Read, Write};
+use std::marker::PhantomData;
+
+use serde::de::{DeserializeOwned, DeserializeSeed};
+use serde::{Deserialize, Serialize};
+
+use super::Result;
+
+mod sealed {
+    /// Only this module's option types implement `Options`.
+    pub trait Sealed {}
+
+    /// A byte-limit choice: [`Bounded`](super::Bounded) or [`Infinite`](super::Infinite).
+    pub trait Limit: Copy {
+        /// The limit in bytes, if any.
+        fn bytes(&self) -> Option<u64>;
+    }
+
+    /// A trailing-bytes choice.
+    pub trait Trailing: Copy {
+        /// True when bytes after a value in a slice are accepted.
+        const ALLOW: bool;
+    }
+
+    /// An endianness choice (no effect on Kiln's bytes).
+    pub trait Endian: Copy {}
+
+    /// An integer-encoding choice (no effect on Kiln's bytes).
+    pub trait IntEncoding: Copy {}
+}
+
+/// The configuration builder of bincode 1.3. Implemented by
+/// [`DefaultOptions`] and the `WithOther*` types its methods return (the
+/// trait is sealed).
+///
+/// Every method takes `self` by value; the types are `Copy`, so keep one
+/// around and reuse it.
+///
+/// # Examples
+///
+/// ```
+/// use kiln_serde::bincode::{self, Options};
+///
+/// let opts = bincode::DefaultOptions::new()
+///     .with_limit(1024)
+///     .with_little_endian()
+///     .with_fixint_encoding()
+///     .allow_trailing_bytes();
+/// let bytes = opts.serialize(&(7u16, "seven")).unwrap();
+/// let back: (u16, String) = opts.deserialize(&bytes).unwrap();
+/// assert_eq!(back, (7, "seven".to_string()));
+/// ```
+pub trait Options: sealed::Sealed + Sized {
+    /// The Kiln options these settings stand for (limit, trailing-bytes
+    /// choice and this module's raised caps). Not part of bincode's API.
+    #[doc(hidden)]
+    fn kiln_options(&self) -> crate::Options;
+
+    /// No byte limit (the default).
+    fn with_no_limit(self) -> WithOtherLimit<Self, Infinite> {
+        WithOtherLimit::new(self, Infinite)
+    }
+
+    /// At most `limit` bytes are written or read by one call; past it the
+    /// call fails with [`ErrorKind::SizeLimit`](super::ErrorKind::SizeLimit).
+    fn with_limit(self, limit: u64) -> WithOtherLimit<Self, Bounded> {
+        WithOtherLimit::new(self, Bounded(limit))
+    }
+
+    /// Little-endian (the default). Kiln is always little-endian.
+    fn with_little_endian(self) -> WithOtherEndian<Self, LittleEndian> {
+        WithOtherEndian::new(self)
+    }
+
+    /// Accepted for source compatibility; **no effect**: Kiln's bytes are
+    /// always little-endian.
+    fn with_big_endian(self) -> WithOtherEndian<Self, BigEndian> {
+        WithOtherEndian::new(self)
+    }
+
+    /// Accepted for source compatibility; **no effect**: Kiln's bytes are
+    /// always little-endian.
+    fn with_native_endian(self) -> WithOtherEndian<Self, NativeEndian> {
+        WithOtherEndian::new(self)
+    }
+
+    /// Accepted for source compatibility; **no effect**: Kiln's integers are
+    /// fixed-width and its counts are u32.
+    fn with_varint_encoding(self) -> WithOtherIntEncoding<Self, VarintEncoding> {
+        WithOtherIntEncoding::new(self)
+    }
+
+    /// Accepted for source compatibility; Kiln's integers are always
+    /// fixed-width (its counts are u32, not bincode's u64).
+    fn with_fixint_encoding(self) -> WithOtherIntEncoding<Self, FixintEncoding> {
+        WithOtherIntEncoding::new(self)
+    }
+
+    /// Deserializing a slice fails when bytes follow the value (the default
+    /// of [`DefaultOptions`]).
+    fn reject_trailing_bytes(self) -> WithOtherTrailing<Self, RejectTrailing> {
+        WithOtherTrailing::new(self)
+    }
+
+    /// Deserializing a slice ignores bytes after the value (the setting of
+    /// the free functions).
+    fn allow_trailing_bytes(self) -> WithOtherTrailing<Self, AllowTrailing> {
+        WithOtherTrailing::new(self)
+    }
+
+    /// Encodes `value` into a new `Vec`.
+    ///
+    /// # Errors
+    /// `SizeLimit` past the byte limit or for a str/bytes/seq/map longer
+    /// than 4,294,967,295; `Custom` for errors raised by the value's
+    /// `Serialize` and for duplicate map keys.
+    fn serialize<S: ?Sized + Serialize>(self, value: &S) -> Result<Vec<u8>> {
+        super::serialize_with(&self.kiln_options(), value)
+    }
+
+    /// The number of bytes [`serialize`](Options::serialize) would produce.
+    ///
+    /// # Errors
+    /// As [`serialize`](Options::serialize) (`SizeLimit` past the limit).
+    fn serialized_size<T: ?Sized + Serialize>(self, value: &T) -> Result<u64> {
+        super::serialized_size_with(&self.kiln_options(), value)
+    }
+
+    /// Encodes `value` into a writer. Under a byte limit the size is checked
+    /// first, so nothing is written when the value is too big.
+    ///
+    /// # Errors
+    /// As [`serialize`](Options::serialize), plus `Io` when the writer fails.
+    fn serialize_into<W: Write, T: ?Sized + Serialize>(self, writer: W, value: &T) -> Result<()> {
+        super::serialize_into_with(&self.kiln_options(), writer, value)
+    }
+
+    /// Decodes one value from a slice. `&str` and `&[u8]` borrow from it.
+    ///
+    /// # Errors
+    /// `Io(UnexpectedEof)` when the slice ends inside the value; `SizeLimit`
+    /// past the byte limit; `Custom("Slice had bytes remaining after
+    /// deserialization")` for trailing bytes unless allowed; the other
+    /// [`ErrorKind`](super::ErrorKind)s for bad bytes.
+    fn deserialize<'a, T: Deserialize<'a>>(self, bytes: &'a [u8]) -> Result<T> {
+        super::deserialize_seed_with(&self.kiln_options(), PhantomData, bytes)
+    }
+
+    /// Decodes one value from a slice with a `DeserializeSeed`.
+    ///
+    /// # Errors
+    /// As [`deserialize`](Options::deserialize).
+    fn deserialize_seed<'a, T: DeserializeSeed<'a>>(
+        self,
+        seed: T,
+        bytes: &'a [u8],
+    ) -> Result<T::Value> {
+        super::deserialize_seed_with(&self.kiln_options(), seed, bytes)
+    }
+
+    /// Decodes one value from a reader, consuming exactly its bytes (values
+    /// written back to back are read one by one).
+    ///
+    /// # Errors
+    /// `Io(UnexpectedEof)` when the stream ends (before or inside the
+    /// value); `Io` for other read errors; `SizeLimit` past the byte limit;
+    /// the other [`ErrorKind`](super::ErrorKind)s for bad bytes.
+    fn deserialize_from<R: Read, T: DeserializeOwned>(self, reader: R) -> Result<T> {
+        super::deserialize_from_seed_with(&self.kiln_options(), PhantomData, reader)
+    }
+
+    /// Decodes one value from a reader with a `DeserializeSeed`.
+    ///
+    /// # Errors
+    /// As [`deserialize_from`](Options::deserialize_from).
+    fn deserialize_from_seed<'a, R: Read, T: DeserializeSeed<'a>>(
+        self,
+        seed: T,
+        reader: R,
+    ) -> Result<T::Value> {
+        super::deserialize_from_seed_with(&self.kiln_options(), seed, reader)
+    }
+}
+
+/// The options of [`options()`](super::options): no byte limit, trailing
+/// bytes rejected (bincode 1.3's `DefaultOptions`; note that the free
+/// functions of this module allow trailing bytes, as bincode's do).
+///
+/// # Examples
+///
+/// ```
+/// use kiln_serde::bincode::{DefaultOptions, ErrorKind, Options};
+///
+/// let bytes = DefaultOptions::new().serialize(&5u8).unwrap();
+/// let err = DefaultOptions::new().deserialize::<u8>(&[5, 0]).unwrap_err();
+/// assert!(matches!(*err, ErrorKind::Custom(_)));
+/// let v: u8 = DefaultOptions::new().allow_trailing_bytes().deserialize(&[5, 0]).unwrap();
+/// assert_eq!((bytes, v), (vec![5], 5));
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DefaultOptions(Infinite);
+
+impl DefaultOptions {
+    /// No byte limit, trailing bytes rejected.
+    pub fn new() -> DefaultOptions {
+        DefaultOptions(Infinite)
+    }
+}
+
+/// The Kiln options behind [`DefaultOptions`]: no limit, trailing bytes
+/// rejected, counts and lengths capped only by the wire maximum.
+pub(crate) const BASE: crate::Options = crate::Options::new()
+    .with_max_count(u32::MAX as u64)
+    .with_max_bytes(u32::MAX as u64);
+
+impl sealed::Sealed for DefaultOptions {}
+
+impl Options for DefaultOptions {
+    fn kiln_options(&self) -> crate::Options {
+        BASE
+    }
+}
+
+impl<O: Options> sealed::Sealed for &mut O {}
+
+impl<O: Options> Options for &mut O {
+    fn kiln_options(&self) -> crate::Options {
+        (**self).kiln_options()
+    }
+}
+
+/// Options with a byte limit of its own ([`Bounded`] or [`Infinite`]).
+#[derive(Clone, Copy, Debug)]
+pub struct WithOtherLimit<O, L> {
+    options: O,
+    limit: L,
+}
+
+/// Options with an endianness of its own (no effect on Kiln's bytes).
+#[derive(Clone, Copy, Debug)]
+pub struct WithOtherEndian<O, E> {
+    options: O,
+    _endian: PhantomData<E>,
+}
+
+/// Options with an integer encoding of its own (no effect on Kiln's bytes).
+#[derive(Clone, Copy, Debug)]
+pub struct WithOtherIntEncoding<O, I> {
+    options: O,
+    _encoding: PhantomData<I>,
+}
+
+/// Options with a trailing-bytes behaviour of its own.
+#[derive(Clone, Copy, Debug)]
+pub struct WithOtherTrailing<O, T> {
+    options: O,
+    _trailing: PhantomData<T>,
+}
+
+impl<O: Options, L> WithOtherLimit<O, L> {
+    fn new(options: O, limit: L) -> Self {
+        WithOtherLimit { options, limit }
+    }
+}
+
+impl<O: Options, E> WithOtherEndian<O, E> {
+    fn new(options: O) -> Self {
+        WithOtherEndian {
+            options,
+            _endian: PhantomData,
+        }
+    }
+}
+
+impl<O: Options, I> WithOtherIntEncoding<O, I> {
+    fn new(options: O) -> Self {
+        WithOtherIntEncoding {
+            options,
+            _encoding: PhantomData,
+        }
+    }
+}
+
+impl<O: Options, T> WithOtherTrailing<O, T> {
+    fn new(options: O) -> Self {
+        WithOtherTrailing {
+            options,
+            _trailing: PhantomData,
+        }
+    }
+}
+
+impl<O: Options, L: sealed::Limit> sealed::Sealed for WithOtherLimit<O, L> {}
+impl<O: Options, L: sealed::Limit> Options for WithOtherLimit<O, L> {
+    fn kiln_options(&self) -> crate::Options {
+        let opts = self.options.kiln_options();
+        match self.limit.bytes() {
+            Some(n) => opts.with_limit(n),
+            None => opts.with_no_limit(),
+        }
+    }
+}
+
+impl<O: Options, E: sealed::Endian> sealed::Sealed for WithOtherEndian<O, E> {}
+impl<O: Options, E: sealed::Endian> Options for WithOtherEndian<O, E> {
+    fn kiln_options(&self) -> crate::Options {
+        self.options.kiln_options()
+    }
+}
+
+impl<O: Options, I: sealed::IntEncoding> sealed::Sealed for WithOtherIntEncoding<O, I> {}
+impl<O: Options, I: sealed::IntEncoding> Options for WithOtherIntEncoding<O, I> {
+    fn kiln_options(&self) -> crate::Options {
+        self.options.kiln_options()
+    }
+}
+
+impl<O: Options, T: sealed::Trailing> sealed::Sealed for WithOtherTrailing<O, T> {}
+impl<O: Options, T: sealed::Trailing> Options for WithOtherTrailing<O, T> {
+    fn kiln_options(&self) -> crate::Options {
+        self.options.kiln_options().allow_trailing_bytes(T::ALLOW)
+    }
+}
+
+/// A byte limit of `.0` bytes (from [`Options::with_limit`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Bounded(pub u64);
+
+/// No byte limit (from [`Options::with_no_limit`]; the default).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Infinite;
+
+impl sealed::Limit for Bounded {
+    fn bytes(&self) -> Option<u64> {
+        Some(self.0)
+    }
+}
+
+impl sealed::Limit for Infinite {
+    fn bytes(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// Little-endian (Kiln's only byte order).
+#[derive(Clone, Copy, Debug)]
+pub struct LittleEndian;
+
+/// Big-endian: accepted, no effect (Kiln is always little-endian).
+#[derive(Clone, Copy, Debug)]
+pub struct BigEndian;
+
+/// Native endian: accepted, no effect (Kiln is always little-endian).
+#[derive(Clone, Copy, Debug)]
+pub struct NativeEndian;
+
+impl sealed::Endian for LittleEndian {}
+impl sealed::Endian for BigEndian {}
+impl sealed::Endian for NativeEndian {}
+
+/// Fixed-width integers (what Kiln always writes).
+#[derive(Clone, Copy, Debug)]
+pub struct FixintEncoding;
+
+/// Variable-length integers: accepted, no effect (Kiln is fixed-width).
+#[derive(Clone, Copy, Debug)]
+pub struct VarintEncoding;
+
+impl sealed::IntEncoding for FixintEncoding {}
+impl sealed::IntEncoding for VarintEncoding {}
+
+/// Bytes after a value in a slice are ignored.
+#[derive(Clone, Copy, Debug)]
+pub struct AllowTrailing;
+
+/// Bytes after a value in a slice are an error.
+#[derive(Clone, Copy, Debug)]
+pub struct RejectTrailing;
+
+impl sealed::Trailing for AllowTrailing {
+    const ALLOW: bool = true;
+}
+
+impl sealed::Trailing for RejectTrailing {
+    const ALLOW: bool = false;
+}

@@ -1,0 +1,280 @@
+//! The API of bincode 1.3 over Kiln's bytes, for moving a bincode user to
+//! Kiln without touching the code that calls it.
+//!
+//! Replace the `bincode` dependency with `kiln_serde` and add one line per
+//! file that uses it (or turn `use bincode::{..}` into
+//! `use kiln_serde::bincode::{..}`):
+//!
+//! ```
+//! use kiln_serde::bincode;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Serialize, Deserialize, PartialEq, Debug)]
+//! # struct Entity { x: f32, y: f32 }
+//!
+//! // Everything below is bincode 1.3 code, unchanged.
+//! let world = vec![Entity { x: 0.0, y: 4.0 }, Entity { x: 10.0, y: 20.5 }];
+//! let encoded: Vec<u8> = bincode::serialize(&world).unwrap();
+//! assert_eq!(bincode::serialized_size(&world).unwrap(), encoded.len() as u64);
+//! let decoded: Vec<Entity> = bincode::deserialize(&encoded[..]).unwrap();
+//! assert_eq!(world, decoded);
+//! ```
+//!
+//! What stays: the functions ([`serialize`], [`deserialize`],
+//! [`serialize_into`], [`deserialize_from`], [`serialized_size`],
+//! [`options`]), the [`Options`] builder and its types (module [`config`]),
+//! [`Error`] = `Box<`[`ErrorKind`]`>` with bincode's variants, round trips,
+//! zero-copy `&str`/`&[u8]`, byte limits, trailing-bytes behaviour, and
+//! `Io(UnexpectedEof)` when a reader (or a slice) ends inside a value.
+//!
+//! What changes: **the bytes**. They are Kiln's (spec section 2: fixed-width
+//! little-endian integers, u32 counts, option and bool bytes checked, map
+//! keys sorted), whatever endianness or integer encoding the options name.
+//! Data written by bincode cannot be read here, and the other way round.
+//!
+//! ## Other ways to switch
+//!
+//! - Renaming the package (`bincode = { package = "kiln_serde", .. }` in
+//!   `Cargo.toml`) makes `bincode` the **crate root**: `bincode::serialize`
+//!   and the other four functions still compile, but they are Kiln's own
+//!   (error type [`crate::Error`], trailing bytes rejected, Kiln's default
+//!   caps), and `bincode::Options` is Kiln's options struct, not this trait.
+//!   Add `use bincode::bincode;` to a file to get this module under the
+//!   rename.
+//! - With no source change at all: a local crate named `bincode` whose
+//!   `lib.rs` is `pub use kiln_serde::bincode::*;`, used as the `bincode`
+//!   dependency.
+//!
+//! ## Defaults
+//!
+//! As in bincode 1.3, the free functions and [`DefaultOptions`] differ:
+//!
+//! | | byte limit | trailing bytes after a slice's value |
+//! |---|---|---|
+//! | free functions | none | allowed |
+//! | [`DefaultOptions::new()`] / [`options()`] | none | rejected: `Custom("Slice had bytes remaining after deserialization")` |
+//!
+//! (Kiln's own crate-level functions reject trailing bytes; this module
+//! follows bincode instead.)
+//!
+//! A byte limit (`with_limit`) applies to serializing, `serialized_size`,
+//! and deserializing from readers **and slices**; bincode 1.3 ignored it
+//! for slices. Endianness and integer-encoding choices are accepted and
+//! have no effect on the bytes. See the [`config`] module for the details.
+//!
+//! ## Reading a stream of values
+//!
+//! ```
+//! use std::io;
+//! use kiln_serde::bincode;
+//!
+//! let mut wire = Vec::new();
+//! for i in 0..3u32 {
+//!     bincode::serialize_into(&mut wire, &(i, format!("msg {i}"))).unwrap();
+//! }
+//! let mut reader = &wire[..];
+//! let mut seen = Vec::new();
+//! loop {
+//!     match bincode::deserialize_from::<_, (u32, String)>(&mut reader) {
+//!         Ok(msg) => seen.push(msg),
+//!         Err(e) => match *e {
+//!             bincode::ErrorKind::Io(ref io) if io.kind() == io::ErrorKind::UnexpectedEof => break,
+//!             _ => panic!("{e}"),
+//!         },
+//!     }
+//! }
+//! assert_eq!(seen.len(), 3);
+//! ```
+//!
+//! ## Errors
+//!
+//! Every Kiln error becomes the closest [`ErrorKind`] (table in
+//! [`ErrorKind`]'s module docs); `Custom` messages keep Kiln's code and byte
+//! offset. Kiln encodes sequences of unknown length, so
+//! `SequenceMustHaveLength` never happens.
+//!
+//! ## Not provided
+//!
+//! bincode 1.3's deprecated `config()` / `Config`, `BincodeRead` and the
+//! functions built on it (`deserialize_from_custom`, `deserialize_in_place`),
+//! and the public `Serializer` / `Deserializer` types (Kiln's are in
+//! [`crate::ser`] and [`crate::de`]).
+
+pub mod config;
+mod error;
+
+use std::io::{Read, Write};
+use std::marker::PhantomData;
+
+use serde::de::{DeserializeOwned, DeserializeSeed};
+use serde::{Deserialize, Serialize};
+
+pub use self::config::{DefaultOptions, Options};
+pub use self::error::{Error, ErrorKind, Result};
+
+use self::error::{from_kiln, TRAILING_MSG};
+
+/// bincode 1.3's `options()`: a [`DefaultOptions`] to build on. Its
+/// defaults differ from the free functions' (it rejects trailing bytes).
+///
+/// # Examples
+/// ```
+/// use kiln_serde::bincode::{self, Options};
+///
+/// let opts = bincode::options().with_limit(64).allow_trailing_bytes();
+/// let v: u16 = opts.deserialize(&[1, 0, 0xff]).unwrap();
+/// assert_eq!(v, 1);
+/// ```
+#[inline]
+pub fn options() -> DefaultOptions {
+    DefaultOptions::new()
+}
+
+/// The options of the free functions: bincode 1.3's
+/// `DefaultOptions::new().with_fixint_encoding().allow_trailing_bytes()`.
+const FREE: crate::Options = config::BASE.allow_trailing_bytes(true);
+
+/// Encodes `value` into a new `Vec`.
+///
+/// # Errors
+/// `SizeLimit` for a str/bytes/seq/map longer than 4,294,967,295; `Custom`
+/// for errors raised by the value's `Serialize` and for duplicate map keys.
+///
+/// # Examples
+/// ```
+/// use kiln_serde::bincode;
+///
+/// assert_eq!(bincode::serialize(&(1u8, 2u16)).unwrap(), [1, 2, 0]);
+/// ```
+pub fn serialize<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
+    serialize_with(&FREE, value)
+}
+
+/// Encodes `value` into a writer.
+///
+/// # Errors
+/// As [`serialize`], plus `Io` when the writer fails.
+///
+/// # Examples
+/// ```
+/// use kiln_serde::bincode;
+///
+/// let mut out = Vec::new();
+/// bincode::serialize_into(&mut out, &"hi").unwrap();
+/// assert_eq!(out, [2, 0, 0, 0, b'h', b'i']);
+/// ```
+pub fn serialize_into<W: Write, T: ?Sized + Serialize>(writer: W, value: &T) -> Result<()> {
+    serialize_into_with(&FREE, writer, value)
+}
+
+/// The number of bytes [`serialize`] would produce.
+///
+/// # Errors
+/// As [`serialize`].
+///
+/// # Examples
+/// ```
+/// use kiln_serde::bincode;
+///
+/// assert_eq!(bincode::serialized_size(&vec![1u32, 2]).unwrap(), 12);
+/// ```
+pub fn serialized_size<T: ?Sized + Serialize>(value: &T) -> Result<u64> {
+    serialized_size_with(&FREE, value)
+}
+
+/// Decodes one value from the front of a slice; bytes after it are
+/// ignored, as in bincode 1.3. `&str` and `&[u8]` borrow from `bytes`.
+///
+/// # Errors
+/// `Io(UnexpectedEof)` when the slice ends inside the value;
+/// `InvalidBoolEncoding`, `InvalidTagEncoding`, `InvalidCharEncoding`,
+/// `InvalidUtf8Encoding` for those bad bytes; `DeserializeAnyNotSupported`
+/// for types that need a self-describing format; `Custom` for the rest.
+///
+/// # Examples
+/// ```
+/// use kiln_serde::bincode;
+///
+/// let s: &str = bincode::deserialize(&[2, 0, 0, 0, b'h', b'i', 0xff]).unwrap();
+/// assert_eq!(s, "hi");
+/// ```
+pub fn deserialize<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
+    deserialize_seed_with(&FREE, PhantomData, bytes)
+}
+
+/// Decodes one value from a reader, consuming exactly its bytes, so values
+/// written back to back are read one by one.
+///
+/// # Errors
+/// `Io(UnexpectedEof)` when the stream ends before or inside the value;
+/// `Io` for other read errors; the other kinds as [`deserialize`].
+///
+/// # Examples
+/// ```
+/// use kiln_serde::bincode;
+///
+/// let mut input: &[u8] = &[1, 0, 0, 0, 2];
+/// let a: u32 = bincode::deserialize_from(&mut input).unwrap();
+/// let b: u8 = bincode::deserialize_from(&mut input).unwrap();
+/// assert_eq!((a, b), (1, 2));
+/// let end = bincode::deserialize_from::<_, u8>(&mut input).unwrap_err();
+/// assert!(matches!(*end, bincode::ErrorKind::Io(ref e) if e.kind() == std::io::ErrorKind::UnexpectedEof));
+/// ```
+pub fn deserialize_from<R: Read, T: DeserializeOwned>(reader: R) -> Result<T> {
+    deserialize_from_seed_with(&FREE, PhantomData, reader)
+}
+
+/// Fails with `SizeLimit` when a byte limit is set and `value` is bigger,
+/// before anything is built or written (as bincode does).
+fn check_limit<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Result<()> {
+    if opts.limit().is_some() {
+        serialized_size_with(opts, value)?;
+    }
+    Ok(())
+}
+
+fn serialize_with<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Result<Vec<u8>> {
+    check_limit(opts, value)?;
+    crate::ser::to_vec(value, opts).map_err(|e| from_kiln(e, None))
+}
+
+fn serialize_into_with<W: Write, T: ?Sized + Serialize>(
+    opts: &crate::Options,
+    writer: W,
+    value: &T,
+) -> Result<()> {
+    check_limit(opts, value)?;
+    crate::ser::to_writer(writer, value, opts).map_err(|e| from_kiln(e, None))
+}
+
+fn serialized_size_with<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Result<u64> {
+    crate::ser::serialized_size(value, opts).map_err(|e| from_kiln(e, None))
+}
+
+fn deserialize_seed_with<'a, T: DeserializeSeed<'a>>(
+    opts: &crate::Options,
+    seed: T,
+    bytes: &'a [u8],
+) -> Result<T::Value> {
+    let mut de = crate::de::Deserializer::from_slice(bytes, opts);
+    let value = match seed.deserialize(&mut de) {
+        Ok(v) => v,
+        Err(e) => return Err(from_kiln(e.or_offset(de.offset()), Some(bytes))),
+    };
+    // `rest()` runs to the real end of the slice, also under a byte limit.
+    if !opts.allow_trailing && !de.rest().is_empty() {
+        return Err(Box::new(ErrorKind::Custom(TRAILING_MSG.to_string())));
+    }
+    Ok(value)
+}
+
+fn deserialize_from_seed_with<'a, R: Read, T: DeserializeSeed<'a>>(
+    opts: &crate::Options,
+    seed: T,
+    reader: R,
+) -> Result<T::Value> {
+    let mut de = crate::de::Deserializer::from_reader(reader, opts);
+    match seed.deserialize(&mut de) {
+        Ok(v) => Ok(v),
+        Err(e) => Err(from_kiln(e.or_offset(de.offset()), None)),
+    }
+}

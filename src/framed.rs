@@ -1,0 +1,351 @@
+//! Framed values: the 16-byte [frame] with the schema hash of
+//! the type, then one Frozen value.
+//!
+//! Writing puts the FNV-1a 64 hash of the type's canonical
+//! [type text](crate::schema) in the header. Reading checks the header, then
+//! compares the hash with the reader's type *before the first field is read*:
+//! a different hash is SCHEMA at offset 8. A frame without a hash is accepted,
+//! unless [`Options::require_hash`] is set, in which case it is SCHEMA at
+//! offset 6 (the flags byte that says no hash follows). Offsets in errors
+//! count from the start of the frame, so a fault in the value's first byte is
+//! reported at 16. The caps of [`Options`] apply to the value; the total
+//! `limit` does not count the 16 header bytes.
+//!
+//! The free functions need a `'static` type, whose text and hash are traced
+//! once and cached. For a type that borrows from the input (`Msg<'a>` with
+//! `&'a str` fields), keep a [`Schema`] and use its methods of the same names.
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Serialize, Deserialize, PartialEq, Debug)]
+//! struct Point { x: i32, y: i32 }
+//!
+//! let bytes = kiln_serde::framed::to_vec(&Point { x: 9, y: -4 }).unwrap();
+//! assert_eq!(&bytes[..8], b"KILN\x02\x00\x01\x00");
+//! assert_eq!(bytes[8..16], 0x5e8fcc49ab06d825u64.to_le_bytes());
+//! assert_eq!(bytes[16..], [0x09, 0, 0, 0, 0xfc, 0xff, 0xff, 0xff]);
+//!
+//! let back: Point = kiln_serde::framed::from_slice(&bytes).unwrap();
+//! assert_eq!(back, Point { x: 9, y: -4 });
+//!
+//! #[derive(Deserialize, Debug)]
+//! #[serde(rename = "Point")]
+//! struct Swapped { y: i32, x: i32 }
+//!
+//! let err = kiln_serde::framed::from_slice::<Swapped>(&bytes).unwrap_err();
+//! assert_eq!(err.code(), kiln_serde::ErrorCode::Schema);
+//! assert_eq!(err.offset(), Some(8));
+//! ```
+
+use std::any::type_name;
+use std::io::{Read, Write};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::frame::{self, FrameHeader, FRAME_LEN};
+use crate::options::Options;
+use crate::schema::{self, Schema};
+
+/// Encodes `value` as a framed buffer with the hash of `T`.
+///
+/// # Errors
+///
+/// MESSAGE when the type text of `T` cannot be traced (see
+/// [`schema`]); otherwise as [`to_vec`](crate::to_vec), with
+/// offsets counted from the start of the frame.
+pub fn to_vec<T>(value: &T) -> Result<Vec<u8>>
+where
+    T: Serialize + DeserializeOwned + 'static,
+{
+    to_vec_with(&Options::DEFAULT, value)
+}
+
+/// [`to_vec`] with options.
+///
+/// # Errors
+///
+/// As [`to_vec`]; LIMIT past a cap.
+pub fn to_vec_with<T>(opts: &Options, value: &T) -> Result<Vec<u8>>
+where
+    T: Serialize + DeserializeOwned + 'static,
+{
+    write_vec(opts, schema::hash::<T>()?, value)
+}
+
+/// Writes `value` as a framed value into `writer`.
+///
+/// # Errors
+///
+/// As [`to_vec`], plus IO when the writer fails.
+pub fn to_writer<W, T>(writer: W, value: &T) -> Result<()>
+where
+    W: Write,
+    T: Serialize + DeserializeOwned + 'static,
+{
+    to_writer_with(&Options::DEFAULT, writer, value)
+}
+
+/// [`to_writer`] with options.
+///
+/// # Errors
+///
+/// As [`to_writer`]; LIMIT past a cap.
+pub fn to_writer_with<W, T>(opts: &Options, writer: W, value: &T) -> Result<()>
+where
+    W: Write,
+    T: Serialize + DeserializeOwned + 'static,
+{
+    write_to(opts, schema::hash::<T>()?, writer, value)
+}
+
+/// Decodes a framed buffer holding exactly one value of `T`.
+///
+/// # Errors
+///
+/// EOF (offset 0) for fewer than 16 bytes; FRAME for a wrong header byte;
+/// SCHEMA at 8 when the frame's hash is not the hash of `T` (at 6 when the
+/// frame has no hash and the options require one), before any field is read;
+/// MESSAGE when `T` cannot be traced; then as [`from_slice`](crate::from_slice)
+/// with offsets counted from the start of the frame.
+pub fn from_slice<T>(bytes: &[u8]) -> Result<T>
+where
+    T: DeserializeOwned + 'static,
+{
+    from_slice_with(&Options::DEFAULT, bytes)
+}
+
+/// [`from_slice`] with options.
+///
+/// # Errors
+///
+/// As [`from_slice`]; LIMIT past a cap.
+pub fn from_slice_with<T>(opts: &Options, bytes: &[u8]) -> Result<T>
+where
+    T: DeserializeOwned + 'static,
+{
+    read_slice(opts, bytes, schema::hash::<T>, type_name::<T>())
+}
+
+/// Decodes one framed value of `T` from a stream, reading exactly its bytes.
+///
+/// # Errors
+///
+/// As [`from_slice`] (EOF at 0 when the stream ends inside the header), plus IO.
+pub fn from_reader<R, T>(reader: R) -> Result<T>
+where
+    R: Read,
+    T: DeserializeOwned + 'static,
+{
+    from_reader_with(&Options::DEFAULT, reader)
+}
+
+/// [`from_reader`] with options.
+///
+/// # Errors
+///
+/// As [`from_reader`]; LIMIT past a cap.
+pub fn from_reader_with<R, T>(opts: &Options, reader: R) -> Result<T>
+where
+    R: Read,
+    T: DeserializeOwned + 'static,
+{
+    read_stream(opts, reader, schema::hash::<T>, type_name::<T>())
+}
+
+/// The header, then the value.
+fn write_vec<T: ?Sized + Serialize>(opts: &Options, hash: u64, value: &T) -> Result<Vec<u8>> {
+    crate::ser::to_vec_prefixed(&frame::encode(Some(hash)), value, opts)
+}
+
+fn write_to<W: Write, T: ?Sized + Serialize>(
+    opts: &Options,
+    hash: u64,
+    mut writer: W,
+    value: &T,
+) -> Result<()> {
+    writer
+        .write_all(&frame::encode(Some(hash)))
+        .map_err(|e| Error::io(e, Some(0)))?;
+    opts.to_writer(&mut writer, value)
+        .map_err(|e| e.shifted(FRAME_LEN as u64))
+}
+
+/// Compares the frame's hash with the reader's, computing the reader's only
+/// when the frame has one.
+fn check_hash(
+    opts: &Options,
+    header: &FrameHeader,
+    expected: impl FnOnce() -> Result<u64>,
+    type_name: &str,
+) -> Result<()> {
+    match header.hash {
+        Some(found) => {
+            let want = expected()?;
+            if found == want {
+                Ok(())
+            } else {
+                Err(Error::at(
+                    ErrorCode::Schema,
+                    8,
+                    format!(
+                        "the frame's schema hash {found:#018x} is not {want:#018x}, the hash of \
+                         the type text of `{type_name}`: the writer's type differs"
+                    ),
+                ))
+            }
+        }
+        None if opts.require_hash => Err(Error::at(
+            ErrorCode::Schema,
+            6,
+            format!(
+                "the frame carries no schema hash and the reader of `{type_name}` requires one"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn read_slice<'de, T: Deserialize<'de>>(
+    opts: &Options,
+    bytes: &'de [u8],
+    expected: impl FnOnce() -> Result<u64>,
+    type_name: &str,
+) -> Result<T> {
+    let header = frame::parse(bytes)?;
+    check_hash(opts, &header, expected, type_name)?;
+    let body = bytes.get(FRAME_LEN..).unwrap_or_default();
+    opts.from_slice(body)
+        .map_err(|e| e.shifted(FRAME_LEN as u64))
+}
+
+fn read_stream<R: Read, T: DeserializeOwned>(
+    opts: &Options,
+    mut reader: R,
+    expected: impl FnOnce() -> Result<u64>,
+    type_name: &str,
+) -> Result<T> {
+    let header = frame::read_header(&mut reader)?;
+    check_hash(opts, &header, expected, type_name)?;
+    opts.from_reader(&mut reader)
+        .map_err(|e| e.shifted(FRAME_LEN as u64))
+}
+
+/// Framed reading and writing with a kept [`Schema`]: the way to frame types
+/// that borrow from the input, or types whose text was given by hand.
+///
+/// A `Schema<Msg<'static>>` can be kept for the life of the program and used
+/// to read a `Msg<'a>` from a shorter-lived buffer.
+///
+/// ```
+/// use kiln_serde::schema::Schema;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, PartialEq, Debug)]
+/// struct Msg<'a> { id: u32, text: &'a str }
+///
+/// let schema: Schema<Msg<'static>> = Schema::new().unwrap();
+/// let bytes = schema.to_vec(&Msg { id: 1, text: "hi" }).unwrap();
+/// let buffer = bytes.clone(); // a buffer that does not live for 'static
+/// let msg: Msg<'_> = schema.from_slice(&buffer).unwrap();
+/// assert_eq!(msg, Msg { id: 1, text: "hi" });
+/// ```
+impl<T> Schema<T> {
+    /// Encodes `value` as a framed buffer with this schema's hash.
+    ///
+    /// # Errors
+    ///
+    /// As [`to_vec`](crate::to_vec), offsets counted from the frame start.
+    pub fn to_vec(&self, value: &T) -> Result<Vec<u8>>
+    where
+        T: Serialize,
+    {
+        write_vec(&Options::DEFAULT, self.hash(), value)
+    }
+
+    /// [`Schema::to_vec`] with options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Schema::to_vec`]; LIMIT past a cap.
+    pub fn to_vec_with(&self, opts: &Options, value: &T) -> Result<Vec<u8>>
+    where
+        T: Serialize,
+    {
+        write_vec(opts, self.hash(), value)
+    }
+
+    /// Writes `value` framed with this schema's hash into `writer`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Schema::to_vec`], plus IO when the writer fails.
+    pub fn to_writer<W: Write>(&self, writer: W, value: &T) -> Result<()>
+    where
+        T: Serialize,
+    {
+        write_to(&Options::DEFAULT, self.hash(), writer, value)
+    }
+
+    /// [`Schema::to_writer`] with options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Schema::to_writer`]; LIMIT past a cap.
+    pub fn to_writer_with<W: Write>(&self, opts: &Options, writer: W, value: &T) -> Result<()>
+    where
+        T: Serialize,
+    {
+        write_to(opts, self.hash(), writer, value)
+    }
+
+    /// Decodes a framed buffer; `&str` and `&[u8]` fields borrow from it.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_slice`], with this schema's hash.
+    pub fn from_slice<'de>(&self, bytes: &'de [u8]) -> Result<T>
+    where
+        T: Deserialize<'de>,
+    {
+        self.from_slice_with(&Options::DEFAULT, bytes)
+    }
+
+    /// [`Schema::from_slice`] with options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Schema::from_slice`]; LIMIT past a cap.
+    pub fn from_slice_with<'de>(&self, opts: &Options, bytes: &'de [u8]) -> Result<T>
+    where
+        T: Deserialize<'de>,
+    {
+        read_slice(opts, bytes, || Ok(self.hash()), type_name::<T>())
+    }
+
+    /// Decodes one framed value from a stream, reading exactly its bytes.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_reader`], with this schema's hash.
+    pub fn from_reader<R: Read>(&self, reader: R) -> Result<T>
+    where
+        T: DeserializeOwned,
+    {
+        self.from_reader_with(&Options::DEFAULT, reader)
+    }
+
+    /// [`Schema::from_reader`] with options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Schema::from_reader`]; LIMIT past a cap.
+    pub fn from_reader_with<R: Read>(&self, opts: &Options, reader: R) -> Result<T>
+    where
+        T: DeserializeOwned,
+    {
+        read_stream(opts, reader, || Ok(self.hash()), type_name::<T>())
+    }
+}
