@@ -42,3 +42,64 @@ fn frozen_borrowed_byte_keys_sort_the_same_both_ways() {
     let back: BTreeMap<&[u8], u8> = kiln_serde::from_slice(&bytes).unwrap();
     assert_eq!(back, map);
 }
+
+#[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+struct Rec {
+    id: u8,
+    t: kiln_serde::tensors::Tensors,
+    tail: String,
+}
+
+/// Fuzz target `tensors` (record mode), artifact `crash-5204a52a...`
+/// (minimized to 33 bytes).
+///
+/// A record whose directory header promises more bytes than follow:
+/// `from_slice`/`take_from_slice` report EOF at the header field that
+/// promised them (payload_bytes, 16 bytes into the block: offset 17 here;
+/// the count field, offset 9, when the descriptors are missing), as spec 7
+/// and `Tensors::read_from` do. `from_reader` reported EOF at the start of
+/// the block (offset 1) for both. Fixed in `IoRead::tensors_block`.
+#[test]
+fn tensors_stream_eof_offset_matches_the_slice() {
+    use kiln_serde::ErrorCode;
+    #[rustfmt::skip]
+    let payload_missing: &[u8] = &[
+        0x2a,                                           // id
+        b'K', b'D', b'I', b'R', 0x02, 0x00, 0x01, 0x00, // magic, version 2, flags LE
+        0x00, 0x00, 0x00, 0x00,                         // count 0
+        0x00, 0x00, 0x00, 0x00,                         // heap_bytes 0
+        0x00, 0x00, 0x00, 0x40, 0x61, 0x69, 0x00, 0x00, // payload_bytes (huge)
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // reserved
+    ];
+    #[rustfmt::skip]
+    let descriptors_missing: &[u8] = &[
+        0x2a,
+        b'K', b'D', b'I', b'R', 0x02, 0x00, 0x01, 0x00,
+        0x01, 0x00, 0x00, 0x00,                         // count 1, no descriptor follows
+        0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    ];
+    for (input, offset) in [(payload_missing, 17), (descriptors_missing, 9)] {
+        let s = kiln_serde::from_slice::<Rec>(input).unwrap_err();
+        assert_eq!(
+            (s.code(), s.offset()),
+            (ErrorCode::Eof, Some(offset)),
+            "{s}"
+        );
+        let r = kiln_serde::from_reader::<_, Rec>(input).unwrap_err();
+        assert_eq!(
+            (r.code(), r.offset()),
+            (ErrorCode::Eof, Some(offset)),
+            "{r}"
+        );
+        // Split across reads, the same.
+        let r = kiln_serde::from_reader::<_, Rec>(std::io::Read::chain(&input[..1], &input[1..]))
+            .unwrap_err();
+        assert_eq!(
+            (r.code(), r.offset()),
+            (ErrorCode::Eof, Some(offset)),
+            "{r}"
+        );
+    }
+}
