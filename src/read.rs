@@ -351,11 +351,17 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         self.fill(scratch, 32, base)?;
         let mut header = [0u8; 32];
         header.copy_from_slice(scratch);
-        let (_, total) = crate::tensors::header_lens(&header, opts).map_err(|e| e.shifted(base))?;
+        let (meta_end, total) =
+            crate::tensors::header_lens(&header, opts).map_err(|e| e.shifted(base))?;
         let rest = usize::try_from(total.saturating_sub(32))
             .map_err(|_| Error::at(ErrorCode::Eof, base, "directory larger than memory"))?;
         self.check_limit(rest, base)?;
-        self.fill(scratch, rest, base)?;
+        // A stream that ends early is EOF at the header field that promised
+        // the bytes, as on a slice (spec 7): `count` (offset 8) for the
+        // descriptors and heap, `payload_bytes` (offset 16) for the payload.
+        let meta = usize::try_from(meta_end.saturating_sub(32)).unwrap_or(rest);
+        self.fill(scratch, meta, base + 8)?;
+        self.fill(scratch, rest - meta, base + 16)?;
         crate::tensors::validate(scratch, opts).map_err(|e| e.shifted(base))?;
         Ok(Reference::Copied(scratch))
     }
