@@ -103,3 +103,38 @@ fn tensors_stream_eof_offset_matches_the_slice() {
         );
     }
 }
+
+/// Fuzz target `tensors` (record mode), artifact `crash-9d3a2855...`
+/// (minimized to 33 bytes).
+///
+/// A header whose `P + payload_bytes` overflows u64 *and* whose 128
+/// descriptors are missing. Spec 7 step 1 checks the descriptors and heap
+/// (EOF at the count field, offset 9 here) before the payload length (EOF
+/// at payload_bytes, 17); the slice does, `from_reader` reported 17 without
+/// looking for the descriptors. Fixed in `IoRead::tensors_block`.
+#[test]
+fn tensors_stream_reports_missing_descriptors_before_payload_overflow() {
+    use kiln_serde::ErrorCode;
+    #[rustfmt::skip]
+    let input: &[u8] = &[
+        0x2a,                                           // id
+        b'K', b'D', b'I', b'R', 0x02, 0x00, 0x01, 0x00, // magic, version 2, flags LE
+        0x80, 0x00, 0x00, 0x00,                         // count 128
+        0x00, 0x00, 0x00, 0x00,                         // heap_bytes 0
+        0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, // payload_bytes: P + it overflows
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // reserved
+    ];
+    let s = kiln_serde::from_slice::<Rec>(input).unwrap_err();
+    assert_eq!((s.code(), s.offset()), (ErrorCode::Eof, Some(9)), "{s}");
+    let r = kiln_serde::from_reader::<_, Rec>(input).unwrap_err();
+    assert_eq!((r.code(), r.offset()), (ErrorCode::Eof, Some(9)), "{r}");
+
+    // With the descriptors present (zeroed), the overflow is what is left:
+    // EOF at payload_bytes on both.
+    let mut whole = input.to_vec();
+    whole.resize(input.len() + 128 * 128, 0);
+    let s = kiln_serde::from_slice::<Rec>(&whole).unwrap_err();
+    assert_eq!((s.code(), s.offset()), (ErrorCode::Eof, Some(17)), "{s}");
+    let r = kiln_serde::from_reader::<_, Rec>(&whole[..]).unwrap_err();
+    assert_eq!((r.code(), r.offset()), (ErrorCode::Eof, Some(17)), "{r}");
+}
