@@ -20,6 +20,9 @@ pub struct Deserializer<R> {
     read: R,
     scratch: Vec<u8>,
     depth: u32,
+    /// Elements promised by the size hints of the seqs and maps now open;
+    /// together they stay within the bytes that remain.
+    hinted: usize,
     opts: Options,
     /// Capture marks of the most recent str/bytes content (map-key sorting).
     last_str: (usize, usize),
@@ -55,6 +58,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
             read,
             scratch: Vec::new(),
             depth: 0,
+            hinted: 0,
             opts: *opts,
             last_str: (usize::MAX, usize::MAX),
         }
@@ -121,13 +125,22 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         Ok((n as usize, at))
     }
 
-    /// The size hint for `n` elements: never more than the bytes remaining.
+    /// The size hint for `n` elements: the hints of all open seqs and maps
+    /// together are never more than the bytes remaining (a stream: never
+    /// more than `STREAM_HINT_CAP`), so nested containers that all claim a
+    /// large count cannot each preallocate. Pair with [`Self::unhint`].
     #[inline]
-    fn hint(&self, n: usize) -> usize {
-        match self.read.remaining() {
-            Some(r) => n.min(r),
-            None => n.min(STREAM_HINT_CAP),
-        }
+    fn hint(&mut self, n: usize) -> usize {
+        let budget = self.read.remaining().unwrap_or(STREAM_HINT_CAP);
+        let hint = n.min(budget.saturating_sub(self.hinted));
+        self.hinted += hint;
+        hint
+    }
+
+    /// Returns a closed container's hint to the budget.
+    #[inline]
+    fn unhint(&mut self, hint: usize) {
+        self.hinted -= hint;
     }
 
     /// Reads a str/bytes value: count, caps, then the bytes.
@@ -382,6 +395,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         self.enter(at)?;
         let hint = self.hint(n);
         let r = visit_seq_exact(self, n, hint, at, visitor);
+        self.unhint(hint);
         self.depth -= 1;
         r
     }
@@ -418,6 +432,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         };
         let r = visitor.visit_map(&mut access);
         let left = access.left;
+        self.unhint(hint);
         self.read.map_close();
         self.last_str = (usize::MAX, usize::MAX);
         self.depth -= 1;

@@ -351,18 +351,34 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         self.fill(scratch, 32, base)?;
         let mut header = [0u8; 32];
         header.copy_from_slice(scratch);
-        let (meta_end, total) =
-            crate::tensors::header_lens(&header, opts).map_err(|e| e.shifted(base))?;
-        // Descriptors and heap first (a short stream is EOF at the count,
-        // byte 8), then pad and payload (EOF at payload_bytes, byte 16), as a
-        // slice reports them.
-        for (upto, at) in [(meta_end, base + 8), (total, base + 16)] {
-            let have = scratch.len() as u64;
-            let n = usize::try_from(upto.saturating_sub(have))
-                .map_err(|_| Error::at(ErrorCode::Eof, at, "directory larger than memory"))?;
-            self.check_limit(n, at)?;
-            self.fill(scratch, n, at)?;
-        }
+        let (meta_end, total) = match crate::tensors::header_lens(&header, opts) {
+            Ok(lens) => lens,
+            Err(e) if e.code() == ErrorCode::Eof => {
+                // `P + payload_bytes` overflows u64. Spec 7 step 1 checks
+                // first that the descriptors and heap are there (EOF at the
+                // count field), as a slice does.
+                let word = |at: usize| {
+                    let mut w = [0u8; 4];
+                    w.copy_from_slice(&header[at..at + 4]);
+                    u64::from(u32::from_le_bytes(w))
+                };
+                let meta = 128 * word(8) + word(12);
+                let meta = usize::try_from(meta).unwrap_or(usize::MAX);
+                self.check_limit(meta, base)?;
+                self.fill(scratch, meta, base + 8)?;
+                return Err(e.shifted(base));
+            }
+            Err(e) => return Err(e.shifted(base)),
+        };
+        let rest = usize::try_from(total.saturating_sub(32))
+            .map_err(|_| Error::at(ErrorCode::Eof, base, "directory larger than memory"))?;
+        self.check_limit(rest, base)?;
+        // A stream that ends early is EOF at the header field that promised
+        // the bytes, as on a slice (spec 7): `count` (offset 8) for the
+        // descriptors and heap, `payload_bytes` (offset 16) for the payload.
+        let meta = usize::try_from(meta_end.saturating_sub(32)).unwrap_or(rest);
+        self.fill(scratch, meta, base + 8)?;
+        self.fill(scratch, rest - meta, base + 16)?;
         crate::tensors::validate(scratch, opts).map_err(|e| e.shifted(base))?;
         Ok(Reference::Copied(scratch))
     }

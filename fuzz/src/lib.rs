@@ -1,0 +1,634 @@
+//! Shared code of the fuzz targets: the types they decode, the checks they
+//! make, and the reader that hands bytes out in short chunks.
+//!
+//! Every target input starts with one selector byte that picks the type
+//! (`input[0] % TYPES.len()`, see [`TYPES`]); the golden files of
+//! `spec/golden/` become seeds by putting the selector of their manifest
+//! type in front (`examples/gen_seeds.rs`).
+
+use std::collections::{BTreeMap, HashMap};
+use std::io;
+
+use kiln_serde::ErrorCode;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_bytes::ByteBuf;
+
+/// The golden `Point`.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Point {
+    pub x: i32,
+    pub y: i32,
+}
+
+/// The golden `Shape` (unit and struct variants).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub enum Shape {
+    Dot,
+    Rect { w: f32, h: f32 },
+}
+
+/// A unit struct (0 bytes).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Unit;
+
+/// A newtype struct.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Meters(pub f64);
+
+/// A tuple struct.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Pair(pub i16, pub Option<char>);
+
+/// An enum used as a map key.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Tag {
+    A,
+    B(u8),
+    C { s: String },
+}
+
+/// A nested struct.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Inner {
+    pub a: u8,
+    pub b: Option<i64>,
+    pub c: String,
+    pub f: f32,
+    pub pair: Pair,
+}
+
+/// Every kind of enum variant.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub enum Kind {
+    Empty,
+    Newtype(u32),
+    Wrapped(Meters),
+    Tuple(i8, String, bool),
+    Record {
+        name: String,
+        inner: Inner,
+        tags: Vec<Tag>,
+    },
+    Nested(Box<Kind>),
+    UnitStruct(Unit),
+}
+
+/// A recursive type (deep nesting up to the depth cap).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub enum Tree {
+    Leaf(i32),
+    Node(Vec<Tree>),
+    Named(BTreeMap<String, Tree>),
+    Maybe(Option<Box<Tree>>),
+}
+
+/// The rich type: nested structs, enums of all kinds, maps with string,
+/// int, enum, tuple and bytes keys, options, strings, floats, bytes, i128,
+/// u128, char.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Rich {
+    pub id: u64,
+    pub big: i128,
+    pub ubig: u128,
+    pub flag: bool,
+    pub ch: char,
+    pub f: f32,
+    pub d: f64,
+    pub unit: Unit,
+    pub small: (i8, u16, i32),
+    pub arr: [u16; 3],
+    pub kinds: Vec<Kind>,
+    pub by_name: BTreeMap<String, Inner>,
+    pub by_id: HashMap<i32, Option<String>>,
+    pub by_tag: BTreeMap<Tag, u8>,
+    pub by_pair: BTreeMap<(u8, String), bool>,
+    pub by_bytes: BTreeMap<ByteBuf, u16>,
+    pub by_char: HashMap<char, ()>,
+    pub blob: ByteBuf,
+    pub list_bytes: Vec<u8>,
+    pub maybe: Option<Option<u8>>,
+    pub nested: Option<Vec<BTreeMap<i64, String>>>,
+    pub tree: Tree,
+}
+
+/// Zero-copy fields: `&str`, `&[u8]` and maps of them borrow from the input.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Borrowed<'a> {
+    pub s: &'a str,
+    #[serde(with = "serde_bytes")]
+    pub b: &'a [u8],
+    #[serde(borrow)]
+    pub names: BTreeMap<&'a str, &'a str>,
+    #[serde(borrow)]
+    pub list: Vec<&'a str>,
+    #[serde(borrow)]
+    pub opt: Option<&'a str>,
+    /// Borrowed bytes keys. Not `&[u8]`: it serializes as a seq of u8 but
+    /// deserializes as bytes, and the two sort differently as map keys
+    /// (open, `tests/regressions.rs::frozen_borrowed_byte_keys_sort_the_same_both_ways`).
+    #[serde(borrow)]
+    pub raw: BTreeMap<&'a serde_bytes::Bytes, u8>,
+    pub point: Point,
+}
+
+/// Map keys whose sort bytes are not a plain str: lists, options, tuples,
+/// newtypes.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Keys {
+    pub list: BTreeMap<Vec<u8>, u8>,
+    pub opt: BTreeMap<Option<String>, u8>,
+    pub tuple: BTreeMap<(String, u8), u8>,
+    pub strs: BTreeMap<(String,), u8>,
+    pub maps: BTreeMap<BTreeMap<String, u8>, u8>,
+}
+
+/// The type names, in selector order. `input[0] % TYPES.len()` picks one.
+pub const TYPES: &[&str] = &[
+    "Point",
+    "Shape",
+    "bool",
+    "char",
+    "str",
+    "option<u8>",
+    "list<u64>",
+    "map<str,u8>",
+    "Rich",
+    "Borrowed",
+    "Tree",
+    "Keys",
+    "numbers",
+];
+
+/// The selector byte for a type name (as in the golden manifest).
+pub fn selector(ty: &str) -> Option<u8> {
+    TYPES.iter().position(|t| *t == ty).map(|i| i as u8)
+}
+
+/// Numbers of every width (the "numbers" selector).
+pub type Numbers = (i8, u8, i16, u16, i32, u32, i64, u64, i128, u128, f32, f64);
+
+/// Runs `$f::<T>` for the type picked by `$sel` (owned types only when
+/// `$owned`), with the remaining arguments.
+#[macro_export]
+macro_rules! dispatch {
+    ($sel:expr, $f:ident, $($arg:expr),*) => {{
+        use std::collections::BTreeMap;
+        use $crate::*;
+        match ($sel as usize) % TYPES.len() {
+            0 => $f::<Point>($($arg),*),
+            1 => $f::<Shape>($($arg),*),
+            2 => $f::<bool>($($arg),*),
+            3 => $f::<char>($($arg),*),
+            4 => $f::<String>($($arg),*),
+            5 => $f::<Option<u8>>($($arg),*),
+            6 => $f::<Vec<u64>>($($arg),*),
+            7 => $f::<BTreeMap<String, u8>>($($arg),*),
+            8 => $f::<Rich>($($arg),*),
+            9 => $f::<Borrowed>($($arg),*),
+            10 => $f::<Tree>($($arg),*),
+            11 => $f::<Keys>($($arg),*),
+            _ => $f::<Numbers>($($arg),*),
+        }
+    }};
+}
+
+/// Every error of a decoder is a spec code (or MESSAGE) with an offset
+/// inside the input, and prints.
+fn check_error(e: &kiln_serde::Error, len: usize) {
+    assert_ne!(e.code(), ErrorCode::Io, "a slice cannot fail with IO: {e}");
+    let off = e
+        .offset()
+        .unwrap_or_else(|| panic!("error without an offset: {e}"));
+    assert!(
+        off <= len as u64,
+        "offset {off} past the input ({len}): {e}"
+    );
+    let _ = e.to_string();
+}
+
+/// Frozen decoding of `data` as `T` through `from_slice` and
+/// `take_from_slice`, with the canonical check: a value that decodes
+/// re-encodes (`to_vec`, `to_writer`, `serialized_size`) to exactly the
+/// bytes it came from.
+pub fn check_frozen<'a, T: Deserialize<'a> + Serialize>(data: &'a [u8]) {
+    let full = kiln_serde::from_slice::<T>(data);
+    let taken = kiln_serde::take_from_slice::<T>(data);
+    match (&full, &taken) {
+        (Ok(v), Ok((_, rest))) => {
+            assert!(rest.is_empty(), "from_slice accepted trailing bytes");
+            assert_reencodes(v, data);
+        }
+        (Err(e), Ok((v, rest))) => {
+            check_error(e, data.len());
+            assert_eq!(e.code(), ErrorCode::Trailing, "take ok but from_slice {e}");
+            assert!(!rest.is_empty(), "TRAILING with no bytes left: {e}");
+            let used = data.len() - rest.len();
+            assert_eq!(e.offset(), Some(used as u64), "TRAILING offset: {e}");
+            assert_reencodes(v, &data[..used]);
+        }
+        (Err(a), Err(b)) => {
+            check_error(a, data.len());
+            assert_eq!(a.code(), b.code(), "from_slice {a} vs take {b}");
+            assert_eq!(a.offset(), b.offset(), "from_slice {a} vs take {b}");
+        }
+        (Ok(_), Err(b)) => panic!("from_slice ok but take_from_slice failed: {b}"),
+    }
+}
+
+/// `to_vec`, `to_writer` and `serialized_size` of `v` all give `bytes`.
+pub fn assert_reencodes<T: Serialize>(v: &T, bytes: &[u8]) {
+    let again = kiln_serde::to_vec(v).expect("a decoded value re-encodes");
+    assert!(
+        again == bytes,
+        "decode then encode is not the identity:\n input {bytes:02x?}\n again {again:02x?}"
+    );
+    let mut w = Vec::new();
+    kiln_serde::to_writer(&mut w, v).expect("to_writer");
+    assert_eq!(w, bytes, "to_writer differs from to_vec");
+    let n = kiln_serde::serialized_size(v).expect("serialized_size");
+    assert_eq!(n, bytes.len() as u64, "serialized_size differs");
+}
+
+/// A reader that hands out `data` in short chunks: chunk `i` is
+/// `sizes[i % sizes.len()] & 0x0f` bytes (0 counts as 1), and a size byte
+/// with bit 7 set first fails once with `Interrupted`. No sizes: one chunk.
+pub struct ChunkReader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    sizes: &'a [u8],
+    next: usize,
+    interrupted: bool,
+}
+
+impl<'a> ChunkReader<'a> {
+    /// A reader over `data` with the chunk plan `sizes`.
+    pub fn new(data: &'a [u8], sizes: &'a [u8]) -> Self {
+        ChunkReader {
+            data,
+            pos: 0,
+            sizes,
+            next: 0,
+            interrupted: false,
+        }
+    }
+
+    /// Bytes delivered so far.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+}
+
+impl io::Read for ChunkReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() || self.pos == self.data.len() {
+            return Ok(0);
+        }
+        let mut n = self.data.len() - self.pos;
+        if !self.sizes.is_empty() {
+            let s = self.sizes[self.next % self.sizes.len()];
+            if s & 0x80 != 0 && !self.interrupted {
+                self.interrupted = true;
+                return Err(io::Error::new(io::ErrorKind::Interrupted, "try again"));
+            }
+            self.interrupted = false;
+            self.next += 1;
+            n = n.min(usize::from(s & 0x0f).max(1));
+        }
+        let n = n.min(buf.len());
+        buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// Splits a `reader_chunks` input: selector, chunk plan, payload. Layout:
+/// `[selector, k, k plan bytes (k = byte & 0x0f), payload...]`.
+pub fn split_chunks_input(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let (&sel, rest) = input.split_first()?;
+    let (&k, rest) = rest.split_first()?;
+    let k = usize::from(k & 0x0f).min(rest.len());
+    let (plan, payload) = rest.split_at(k);
+    Some((sel, plan, payload))
+}
+
+/// `from_reader` over a [`ChunkReader`] agrees with `take_from_slice` for
+/// up to three values back to back: the same value (compared by its
+/// encoding) or the same error code and offset, and the reader stops
+/// exactly at each value's end.
+pub fn check_reader<T: DeserializeOwned + Serialize>(payload: &[u8], plan: &[u8]) {
+    let mut reader = ChunkReader::new(payload, plan);
+    let mut rest = payload;
+    for _ in 0..3 {
+        let start = payload.len() - rest.len();
+        let via_slice = kiln_serde::take_from_slice::<T>(rest);
+        let via_reader = kiln_serde::from_reader::<_, T>(&mut reader);
+        match (via_slice, via_reader) {
+            (Ok((a, tail)), Ok(b)) => {
+                let used = rest.len() - tail.len();
+                let ea = kiln_serde::to_vec(&a).expect("re-encode");
+                let eb = kiln_serde::to_vec(&b).expect("re-encode");
+                assert_eq!(ea, eb, "slice and reader decoded different values");
+                assert_eq!(ea, &rest[..used], "not canonical");
+                assert_eq!(
+                    reader.position(),
+                    start + used,
+                    "the reader did not stop at the value's end"
+                );
+                rest = tail;
+                if rest.is_empty() {
+                    break;
+                }
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a.code(), b.code(), "slice {a} vs reader {b}");
+                assert_eq!(a.offset(), b.offset(), "slice {a} vs reader {b}");
+                break;
+            }
+            (Ok(_), Err(b)) => panic!("take_from_slice ok, from_reader failed: {b}"),
+            (Err(a), Ok(_)) => panic!("from_reader ok, take_from_slice failed: {a}"),
+        }
+    }
+}
+
+/// The owned types of [`TYPES`] for `reader_chunks` (`Borrowed` maps to
+/// `Rich`, since a stream cannot lend `&str`).
+#[macro_export]
+macro_rules! dispatch_owned {
+    ($sel:expr, $f:ident, $($arg:expr),*) => {{
+        use std::collections::BTreeMap;
+        use $crate::*;
+        match ($sel as usize) % TYPES.len() {
+            0 => $f::<Point>($($arg),*),
+            1 => $f::<Shape>($($arg),*),
+            2 => $f::<bool>($($arg),*),
+            3 => $f::<char>($($arg),*),
+            4 => $f::<String>($($arg),*),
+            5 => $f::<Option<u8>>($($arg),*),
+            6 => $f::<Vec<u64>>($($arg),*),
+            7 => $f::<BTreeMap<String, u8>>($($arg),*),
+            8 | 9 => $f::<Rich>($($arg),*),
+            10 => $f::<Tree>($($arg),*),
+            11 => $f::<Keys>($($arg),*),
+            _ => $f::<Numbers>($($arg),*),
+        }
+    }};
+}
+
+// ------------------------------------------------------------- tensors
+
+use kiln_serde::tensors::{self, Tensors, TensorsBuilder, TensorsView};
+use kiln_serde::Options;
+
+/// A record with a directory in the middle: the next field starts right
+/// after the block (spec 1.3).
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+pub struct Rec {
+    pub id: u8,
+    pub t: Tensors,
+    pub tail: String,
+}
+
+/// [`Rec`] with a borrowed view.
+#[derive(Serialize, Deserialize, Debug)]
+pub struct RecView<'a> {
+    pub id: u8,
+    #[serde(borrow)]
+    pub t: TensorsView<'a>,
+    pub tail: &'a str,
+}
+
+/// Asserts two results agree: both Ok, or the same code and offset.
+fn same_outcome<A, B>(a: &kiln_serde::Result<A>, b: &kiln_serde::Result<B>, what: &str) {
+    match (a, b) {
+        (Ok(_), Ok(_)) => {}
+        (Err(x), Err(y)) => {
+            assert_eq!(x.code(), y.code(), "{what}: {x} vs {y}");
+            assert_eq!(x.offset(), y.offset(), "{what}: {x} vs {y}");
+        }
+        (Ok(_), Err(y)) => panic!("{what}: first ok, second {y}"),
+        (Err(x), Ok(_)) => panic!("{what}: first {x}, second ok"),
+    }
+}
+
+/// Every tensor of a validated view: data inside the payload region at a
+/// 64-aligned offset, byte length from dtype and shape, names found by
+/// name; the owned copy and the rebuilt directory are the same bytes.
+pub fn check_view(view: &TensorsView<'_>) {
+    let block = view.as_bytes();
+    let l = view.layout();
+    assert_eq!(l.block_len(), block.len());
+    assert_eq!(view.len(), l.count() as usize);
+    let base = block.as_ptr() as usize;
+    for (i, t) in view.iter().enumerate() {
+        assert_eq!(t.index(), i);
+        let data = t.data();
+        if !data.is_empty() {
+            let off = data.as_ptr() as usize - base;
+            assert!(off >= l.payload_start(), "tensor {i} before the payload");
+            assert!(off + data.len() <= block.len(), "tensor {i} past the block");
+            assert_eq!((off - l.payload_start()) % 64, 0, "tensor {i} unaligned");
+        }
+        assert_eq!(t.shape().len(), t.rank());
+        let elems = u128::from(t.elements());
+        match (t.dtype().bits(), t.layout()) {
+            (Some(bits), None) => {
+                assert_eq!(data.len() as u128, (elems * u128::from(bits)).div_ceil(8))
+            }
+            (None, Some(o)) => {
+                let be = u128::from(o.block_elems());
+                assert!(be > 0 && elems % be == 0);
+                assert_eq!(data.len() as u128, elems / be * u128::from(o.block_bytes()));
+            }
+            other => panic!("tensor {i}: dtype bits and opaque layout disagree: {other:?}"),
+        }
+        if let Some(name) = t.name() {
+            if !name.is_empty() {
+                assert_eq!(view.by_name(name).map(|x| x.index()), Some(i));
+            }
+        }
+        let _ = t.to_vec::<u8>();
+        let _ = t.try_as_slice::<f32>();
+        let _ = format!("{t:?}");
+    }
+    assert!(view.get(view.len()).is_none());
+    let _ = format!("{view:?}");
+    let owned = view.to_tensors();
+    assert_eq!(owned.as_bytes(), block, "owned copy differs");
+    assert_eq!(owned.len(), view.len());
+    let rebuilt = TensorsBuilder::from_view(view)
+        .build()
+        .expect("a valid directory rebuilds");
+    assert!(
+        rebuilt.as_bytes() == block,
+        "rebuilt directory is not the same bytes (not canonical)"
+    );
+}
+
+/// A bare directory block through every reader.
+pub fn check_block(buf: &[u8], plan: &[u8]) {
+    let opts = Options::default();
+    let layout = tensors::validate(buf, &opts);
+    let taken = TensorsView::take_from_bytes(buf, &opts);
+    let exact = TensorsView::from_bytes(buf, &opts);
+    same_outcome(&layout, &taken, "validate vs take_from_bytes");
+    match (&exact, &taken) {
+        (Ok(v), Ok((_, rest))) => {
+            assert!(rest.is_empty());
+            check_view(v);
+        }
+        (Err(e), Ok((v, rest))) => {
+            assert_eq!(e.code(), ErrorCode::Trailing, "{e}");
+            assert!(!rest.is_empty());
+            assert_eq!(e.offset(), Some(v.as_bytes().len() as u64));
+            check_view(v);
+        }
+        (Err(a), Err(b)) => {
+            check_error(a, buf.len());
+            assert_eq!((a.code(), a.offset()), (b.code(), b.offset()));
+        }
+        (Ok(_), Err(b)) => panic!("from_bytes ok, take_from_bytes {b}"),
+    }
+
+    // The trusted reader never panics, accepts what the full one accepts
+    // (same block), and only rejects what the full one rejects.
+    match TensorsView::from_bytes_trusted(buf) {
+        Ok(t) => {
+            if let Ok(v) = &exact {
+                assert_eq!(t.as_bytes(), v.as_bytes());
+                assert_eq!(t.len(), v.len());
+            }
+            for x in t.iter() {
+                let _ = (x.name(), x.data().len(), format!("{x:?}"));
+            }
+        }
+        Err(e) => assert!(exact.is_err(), "trusted rejects a valid block: {e}"),
+    }
+
+    // serde: owned and borrowed, standalone.
+    let owned = kiln_serde::from_slice::<Tensors>(buf);
+    same_outcome(&exact, &owned, "from_bytes vs from_slice::<Tensors>");
+    if let Ok(t) = &owned {
+        assert_eq!(t.as_bytes(), buf);
+        assert_reencodes(t, buf);
+        assert_eq!(Tensors::from_bytes(buf, &opts).expect("owned"), *t);
+    }
+    let borrowed = kiln_serde::from_slice::<TensorsView<'_>>(buf);
+    same_outcome(&exact, &borrowed, "from_bytes vs from_slice::<TensorsView>");
+
+    // Streams: one block from the front, the reader left right after it.
+    let mut r = ChunkReader::new(buf, plan);
+    let read = Tensors::read_from(&mut r, &opts);
+    match (&taken, &read) {
+        (Ok((v, _)), Ok(t)) => {
+            assert_eq!(t.as_bytes(), v.as_bytes());
+            assert_eq!(r.position(), v.as_bytes().len());
+        }
+        (Err(a), Err(b)) => assert_eq!(a.code(), b.code(), "take {a} vs read_from {b}"),
+        (a, b) => panic!(
+            "take {:?} vs read_from {:?}",
+            a.as_ref().err(),
+            b.as_ref().err()
+        ),
+    }
+    let mut r = ChunkReader::new(buf, plan);
+    let via_serde = kiln_serde::from_reader::<_, Tensors>(&mut r);
+    match (&taken, &via_serde) {
+        (Ok((v, _)), Ok(t)) => {
+            assert_eq!(t.as_bytes(), v.as_bytes());
+            assert_eq!(r.position(), v.as_bytes().len());
+        }
+        (Err(a), Err(b)) => assert_eq!(a.code(), b.code(), "take {a} vs from_reader {b}"),
+        (a, b) => panic!(
+            "take {:?} vs from_reader {:?}",
+            a.as_ref().err(),
+            b.as_ref().err()
+        ),
+    }
+}
+
+/// A record with a directory inside: slice (owned and borrowed) and stream
+/// agree, and what decodes re-encodes to the same bytes.
+pub fn check_record(buf: &[u8], plan: &[u8]) {
+    let owned = kiln_serde::from_slice::<Rec>(buf);
+    let borrowed = kiln_serde::from_slice::<RecView<'_>>(buf);
+    same_outcome(&owned, &borrowed, "Rec vs RecView");
+    if let Ok(r) = &owned {
+        assert_reencodes(r, buf);
+        check_view(&r.t.view());
+    }
+    if let Ok(r) = &borrowed {
+        assert_reencodes(r, buf);
+    }
+    if let Err(e) = &owned {
+        check_error(e, buf.len());
+    }
+    let taken = kiln_serde::take_from_slice::<Rec>(buf);
+    let mut reader = ChunkReader::new(buf, plan);
+    let streamed = kiln_serde::from_reader::<_, Rec>(&mut reader);
+    match (&taken, &streamed) {
+        (Ok((a, rest)), Ok(b)) => {
+            assert_eq!(a, b);
+            assert_eq!(reader.position(), buf.len() - rest.len());
+        }
+        _ => same_outcome(&taken, &streamed, "take vs from_reader (Rec)"),
+    }
+}
+
+/// `check_buffer` on a bare or framed directory file agrees with the view
+/// readers (offsets shifted by the frame).
+pub fn check_file(buf: &[u8]) {
+    let opts = Options::default();
+    let r = tensors::check_buffer(buf, &opts);
+    if let Err(e) = &r {
+        check_error(e, buf.len());
+    }
+    if !buf.starts_with(b"KILN") {
+        same_outcome(
+            &r,
+            &TensorsView::from_bytes(buf, &opts),
+            "check_buffer bare",
+        );
+    } else if let Ok(v) = &r {
+        check_view(v);
+        assert_eq!(v.as_bytes(), &buf[16..]);
+    }
+}
+
+// ------------------------------------------------------------- framed
+
+/// Framed decoding of `T` from a slice and from a chunked stream: the
+/// same value or the same error; a value re-encodes to the same body, and
+/// to the same whole frame when the frame carried a hash.
+pub fn check_framed<T: DeserializeOwned + Serialize + 'static>(
+    data: &[u8],
+    plan: &[u8],
+    require_hash: bool,
+) {
+    let opts = Options::default().require_hash(require_hash);
+    let a = kiln_serde::framed::from_slice_with::<T>(&opts, data);
+    let mut reader = ChunkReader::new(data, plan);
+    let b = kiln_serde::framed::from_reader_with::<_, T>(&opts, &mut reader);
+    match (&a, &b) {
+        (Ok(v), Ok(w)) => {
+            let body = kiln_serde::to_vec(v).expect("re-encode");
+            assert_eq!(body, &data[16..], "framed body not canonical");
+            assert_eq!(kiln_serde::to_vec(w).expect("re-encode"), body);
+            assert_eq!(reader.position(), data.len());
+            let header = kiln_serde::frame::parse(data).expect("a decoded frame parses");
+            if header.hash.is_some() {
+                let whole = kiln_serde::framed::to_vec(v).expect("framed re-encode");
+                assert_eq!(whole, data, "framed re-encode differs");
+            }
+        }
+        (Err(e), Ok(_)) => {
+            assert_eq!(e.code(), ErrorCode::Trailing, "slice {e}, stream ok");
+            assert_eq!(e.offset(), Some(reader.position() as u64));
+        }
+        (Err(x), Err(y)) => {
+            check_error(x, data.len());
+            assert_eq!((x.code(), x.offset()), (y.code(), y.offset()), "{x} vs {y}");
+        }
+        (Ok(_), Err(y)) => panic!("framed slice ok, stream {y}"),
+    }
+}
