@@ -41,7 +41,7 @@ fn encode<T: Serialize>(format: &str, v: &T) -> Vec<u8> {
 fn encode_reuse<T: Serialize>(format: &str, v: &T, buf: &mut Vec<u8>) {
     buf.clear();
     match format {
-        "kiln" => kiln_serde::to_writer(&mut *buf, v).unwrap(),
+        "kiln" => kiln_serde::to_extend(buf, v).unwrap(),
         "bincode1" => bincode1::serialize_into(&mut *buf, v).unwrap(),
         "postcard" => *buf = postcard::to_extend(v, std::mem::take(buf)).unwrap(),
         _ => panic!("{format} has no reused-buffer serialize"),

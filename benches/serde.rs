@@ -68,13 +68,13 @@ trait Format {
 struct Kiln;
 impl Format for Kiln {
     const NAME: &'static str = "kiln";
-    const REUSE: Option<&'static str> = Some("to_writer");
+    const REUSE: Option<&'static str> = Some("to_extend");
     fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
         kiln_serde::to_vec(v).unwrap()
     }
     fn reuse<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
         buf.clear();
-        kiln_serde::to_writer(&mut *buf, v).unwrap();
+        kiln_serde::to_extend(buf, v).unwrap();
     }
     fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
         kiln_serde::from_slice(bytes).unwrap()

@@ -74,10 +74,10 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     pub fn end(&mut self) -> Result<()> {
         match self.read.trailing() {
             0 => Ok(()),
-            n => Err(Error::at(
+            n => Err(Error::at_fmt(
                 ErrorCode::Trailing,
                 self.read.offset(),
-                format!("{n} bytes follow the value"),
+                format_args!("{n} bytes follow the value"),
             )),
         }
     }
@@ -100,10 +100,10 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     #[inline]
     fn enter(&mut self, at: u64) -> Result<()> {
         if self.depth >= self.opts.max_depth {
-            return Err(Error::at(
+            return Err(Error::at_fmt(
                 ErrorCode::Limit,
                 at,
-                format!("nesting deeper than the depth cap {}", self.opts.max_depth),
+                format_args!("nesting deeper than the depth cap {}", self.opts.max_depth),
             ));
         }
         self.depth += 1;
@@ -116,10 +116,10 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         let at = self.read.offset();
         let n = self.u32()?;
         if u64::from(n) > self.opts.max_count {
-            return Err(Error::at(
+            return Err(Error::at_fmt(
                 ErrorCode::Limit,
                 at,
-                format!("count {n} is above the cap {}", self.opts.max_count),
+                format_args!("count {n} is above the cap {}", self.opts.max_count),
             ));
         }
         Ok((n as usize, at))
@@ -149,10 +149,10 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         let at = self.read.offset();
         let n = self.u32()?;
         if u64::from(n) > self.opts.max_bytes {
-            return Err(Error::at(
+            return Err(Error::at_fmt(
                 ErrorCode::Limit,
                 at,
-                format!("length {n} is above the cap {}", self.opts.max_bytes),
+                format_args!("length {n} is above the cap {}", self.opts.max_bytes),
             ));
         }
         let start = self.read.mark();
@@ -164,10 +164,10 @@ impl<'de, R: Read<'de>> Deserializer<R> {
 
     #[cold]
     fn utf8_error(at: u64, e: std::str::Utf8Error) -> Error {
-        Error::at(
+        Error::at_fmt(
             ErrorCode::Utf8,
             at,
-            format!("invalid UTF-8 at byte {} of the string", e.valid_up_to()),
+            format_args!("invalid UTF-8 at byte {} of the string", e.valid_up_to()),
         )
     }
 
@@ -261,10 +261,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         match self.u8()? {
             0 => visitor.visit_bool(false),
             1 => visitor.visit_bool(true),
-            b => Err(Error::at(
+            b => Err(Error::at_fmt(
                 ErrorCode::Type,
                 at,
-                format!("bool byte 0x{b:02x} is not 0 or 1"),
+                format_args!("bool byte 0x{b:02x} is not 0 or 1"),
             )),
         }
         .map_err(|e: Error| e.or_offset(at))
@@ -296,10 +296,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         let v = self.u32()?;
         match char::from_u32(v) {
             Some(c) => visitor.visit_char(c).map_err(|e: Error| e.or_offset(at)),
-            None => Err(Error::at(
+            None => Err(Error::at_fmt(
                 ErrorCode::Utf8,
                 at,
-                format!("char 0x{v:x} is not a Unicode scalar value"),
+                format_args!("char 0x{v:x} is not a Unicode scalar value"),
             )),
         }
     }
@@ -351,10 +351,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
                 self.depth -= 1;
                 r.map_err(|e: Error| e.or_offset(at))
             }
-            t => Err(Error::at(
+            t => Err(Error::at_fmt(
                 ErrorCode::Type,
                 at,
-                format!("option tag 0x{t:02x} is not 0 or 1"),
+                format_args!("option tag 0x{t:02x} is not 0 or 1"),
             )),
         }
     }
@@ -438,10 +438,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         self.depth -= 1;
         let v = r.map_err(|e: Error| e.or_offset(at))?;
         if left != 0 {
-            return Err(Error::at(
+            return Err(Error::at_fmt(
                 ErrorCode::Message,
                 at,
-                format!("the map's visitor left {left} of {n} entries unread"),
+                format_args!("the map's visitor left {left} of {n} entries unread"),
             ));
         }
         Ok(v)
@@ -500,10 +500,10 @@ fn visit_seq_exact<'de, R: Read<'de>, V: Visitor<'de>>(
         .visit_seq(&mut access)
         .map_err(|e: Error| e.or_offset(at))?;
     if access.left != 0 {
-        return Err(Error::at(
+        return Err(Error::at_fmt(
             ErrorCode::Message,
             at,
-            format!("the visitor left {} of {n} elements unread", access.left),
+            format_args!("the visitor left {} of {n} elements unread", access.left),
         ));
     }
     Ok(v)
@@ -524,13 +524,12 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for SeqAccess<'_, R> {
             return Ok(None);
         }
         self.left -= 1;
-        self.hint = self.hint.saturating_sub(1);
         seed.deserialize(&mut *self.de).map(Some)
     }
 
     #[inline]
     fn size_hint(&self) -> Option<usize> {
-        Some(self.hint)
+        Some(self.hint.min(self.left))
     }
 }
 
@@ -550,7 +549,6 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for MapAccess<'_, R> {
             return Ok(None);
         }
         self.left -= 1;
-        self.hint = self.hint.saturating_sub(1);
         let de = &mut *self.de;
         let at = de.read.offset();
         de.read.begin_key();
@@ -585,7 +583,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for MapAccess<'_, R> {
 
     #[inline]
     fn size_hint(&self) -> Option<usize> {
-        Some(self.hint)
+        Some(self.hint.min(self.left))
     }
 }
 
@@ -600,10 +598,10 @@ impl<'de, R: Read<'de>> de::EnumAccess<'de> for &mut Deserializer<R> {
         let v = seed
             .deserialize(IntoDeserializer::<Error>::into_deserializer(idx))
             .map_err(|e| {
-                Error::at(
+                Error::at_fmt(
                     ErrorCode::Type,
                     at,
-                    format!("variant index {idx}: {}", e.message()),
+                    format_args!("variant index {idx}: {}", e.message()),
                 )
             })?;
         Ok((v, self))

@@ -119,6 +119,21 @@ impl Error {
         Self::new(code, Some(offset), message)
     }
 
+    /// [`Error::at`] from format arguments, built out of line so that the
+    /// formatting code stays off the hot paths that can fail.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn at_fmt(code: ErrorCode, offset: u64, args: fmt::Arguments<'_>) -> Self {
+        Self::new(code, Some(offset), args.to_string())
+    }
+
+    /// [`Error::new`] from format arguments, built out of line.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn new_fmt(code: ErrorCode, offset: Option<u64>, args: fmt::Arguments<'_>) -> Self {
+        Self::new(code, offset, args.to_string())
+    }
+
     /// Wraps an I/O error, with the offset where it happened when known.
     #[cold]
     pub fn io(err: io::Error, offset: Option<u64>) -> Self {

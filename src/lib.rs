@@ -85,6 +85,23 @@ pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(writer: W, value: &T)
     ser::to_writer(writer, value, &Options::DEFAULT)
 }
 
+/// Encodes `value`, appending its bytes to `out`: the reused-buffer form
+/// of [`to_vec`] (like postcard's `to_extend`). On error `out` keeps its
+/// old contents.
+///
+/// # Errors
+/// As [`to_vec`].
+///
+/// # Examples
+/// ```
+/// let mut buf = vec![0xAA];
+/// kiln_serde::to_extend(&mut buf, &1u16).unwrap();
+/// assert_eq!(buf, [0xAA, 1, 0]);
+/// ```
+pub fn to_extend<T: ?Sized + Serialize>(out: &mut Vec<u8>, value: &T) -> Result<()> {
+    ser::to_extend(out, value, &Options::DEFAULT)
+}
+
 /// The number of bytes [`to_vec`] would produce, without keeping them.
 ///
 /// # Errors
@@ -157,6 +174,14 @@ impl Options {
     /// As [`crate::to_vec`]; LIMIT past the total limit.
     pub fn to_vec<T: ?Sized + Serialize>(&self, value: &T) -> Result<Vec<u8>> {
         ser::to_vec(value, self)
+    }
+
+    /// [`crate::to_extend`] with these options.
+    ///
+    /// # Errors
+    /// As [`crate::to_vec`]; LIMIT past the total limit.
+    pub fn to_extend<T: ?Sized + Serialize>(&self, out: &mut Vec<u8>, value: &T) -> Result<()> {
+        ser::to_extend(out, value, self)
     }
 
     /// [`crate::to_writer`] with these options.

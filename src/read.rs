@@ -93,9 +93,11 @@ pub trait Read<'de>: private::Sealed {
 
 /// Reads from a borrowed slice; str and bytes values borrow from it.
 pub struct SliceRead<'de> {
-    slice: &'de [u8],
-    pos: usize,
-    /// Readable end: `slice.len()`, or less under a total size limit.
+    /// The whole input.
+    full: &'de [u8],
+    /// The readable bytes not read yet (cut at a total size limit).
+    rest: &'de [u8],
+    /// Readable end: `full.len()`, or less under a total size limit.
     end: usize,
 }
 
@@ -106,33 +108,40 @@ impl<'de> SliceRead<'de> {
             Some(l) => usize::try_from(l).map_or(slice.len(), |l| l.min(slice.len())),
             None => slice.len(),
         };
-        SliceRead { slice, pos: 0, end }
+        SliceRead {
+            full: slice,
+            rest: slice.get(..end).unwrap_or(slice),
+            end,
+        }
+    }
+
+    #[inline]
+    fn pos(&self) -> usize {
+        self.end - self.rest.len()
     }
 
     /// The bytes not yet read (up to the real end of the slice).
     pub fn rest(&self) -> &'de [u8] {
-        self.slice.get(self.pos..).unwrap_or(&[])
+        self.full.get(self.pos()..).unwrap_or(&[])
     }
 
     #[cold]
+    #[inline(never)]
     fn short(&self, n: usize, at: u64) -> Error {
-        if self.end < self.slice.len() && self.slice.len() - self.pos >= n {
-            Error::at(
+        if self.end < self.full.len() && self.full.len() - self.pos() >= n {
+            Error::at_fmt(
                 ErrorCode::Limit,
                 at,
-                format!(
+                format_args!(
                     "reading {n} more bytes passes the size limit of {} bytes",
                     self.end
                 ),
             )
         } else {
-            Error::at(
+            Error::at_fmt(
                 ErrorCode::Eof,
                 at,
-                format!(
-                    "needs {n} bytes, only {} remain",
-                    self.end.saturating_sub(self.pos)
-                ),
+                format_args!("needs {n} bytes, only {} remain", self.rest.len()),
             )
         }
     }
@@ -143,27 +152,26 @@ impl private::Sealed for SliceRead<'_> {}
 impl<'de> Read<'de> for SliceRead<'de> {
     #[inline]
     fn offset(&self) -> u64 {
-        self.pos as u64
+        self.pos() as u64
     }
 
     #[inline]
     fn remaining(&self) -> Option<usize> {
-        Some(self.end - self.pos)
+        Some(self.rest.len())
     }
 
     fn trailing(&self) -> usize {
-        self.slice.len() - self.pos
+        self.full.len() - self.pos()
     }
 
     #[inline]
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        if let Some(bytes) = self.slice[..self.end].get(self.pos..self.pos + N) {
-            self.pos += N;
-            let mut out = [0u8; N];
-            out.copy_from_slice(bytes);
-            Ok(out)
-        } else {
-            Err(self.short(N, self.pos as u64))
+        match self.rest.split_first_chunk::<N>() {
+            Some((head, tail)) => {
+                self.rest = tail;
+                Ok(*head)
+            }
+            None => Err(self.short(N, self.pos() as u64)),
         }
     }
 
@@ -174,12 +182,12 @@ impl<'de> Read<'de> for SliceRead<'de> {
         at: u64,
         _scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
-        if n <= self.end - self.pos {
-            let s = &self.slice[self.pos..self.pos + n];
-            self.pos += n;
-            Ok(Reference::Borrowed(s))
-        } else {
-            Err(self.short(n, at))
+        match self.rest.split_at_checked(n) {
+            Some((head, tail)) => {
+                self.rest = tail;
+                Ok(Reference::Borrowed(head))
+            }
+            None => Err(self.short(n, at)),
         }
     }
 
@@ -188,26 +196,31 @@ impl<'de> Read<'de> for SliceRead<'de> {
         opts: &crate::Options,
         _scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
-        let base = self.pos;
-        let rest = &self.slice[base..self.end];
-        let len = crate::tensors::validate(rest, opts)
+        let base = self.pos();
+        let len = crate::tensors::validate(self.rest, opts)
             .map_err(|e| e.shifted(base as u64))?
             .block_len();
-        let block = rest
-            .get(..len)
-            .ok_or_else(|| Error::at(ErrorCode::Eof, base as u64, "directory block is short"))?;
-        self.pos += len;
-        Ok(Reference::Borrowed(block))
+        match self.rest.split_at_checked(len) {
+            Some((block, tail)) => {
+                self.rest = tail;
+                Ok(Reference::Borrowed(block))
+            }
+            None => Err(Error::at(
+                ErrorCode::Eof,
+                base as u64,
+                "directory block is short",
+            )),
+        }
     }
 
     #[inline]
     fn mark(&self) -> usize {
-        self.pos
+        self.pos()
     }
 
     #[inline]
     fn captured(&self, from: usize, to: usize) -> &[u8] {
-        self.slice.get(from..to).unwrap_or(&[])
+        self.full.get(from..to).unwrap_or(&[])
     }
 
     #[inline]
@@ -257,10 +270,10 @@ impl<R: io::Read> IoRead<R> {
     fn check_limit(&self, n: usize, at: u64) -> Result<()> {
         if let Some(limit) = self.limit {
             if self.pos.saturating_add(n as u64) > limit {
-                return Err(Error::at(
+                return Err(Error::at_fmt(
                     ErrorCode::Limit,
                     at,
-                    format!("reading {n} more bytes passes the size limit of {limit} bytes"),
+                    format_args!("reading {n} more bytes passes the size limit of {limit} bytes"),
                 ));
             }
         }

@@ -34,6 +34,9 @@ pub struct Serializer<'w> {
     /// Bytes already handed to the sink.
     flushed: u64,
     sink: Sink<'w>,
+    /// Flush once this many bytes are buffered: `FLUSH_AT` for a sink,
+    /// `usize::MAX` for `to_vec` (never), so the check is one compare.
+    flush_at: usize,
     /// Open maps / unknown-length seqs: while > 0 nothing is flushed.
     pending: u32,
     /// Next `serialize_bytes` is a tensor directory: write it raw.
@@ -57,7 +60,12 @@ struct Entry {
 
 impl<'w> Serializer<'w> {
     fn with_sink(out: Vec<u8>, sink: Sink<'w>, opts: &Options) -> Self {
+        let flush_at = match sink {
+            Sink::None => usize::MAX,
+            _ => FLUSH_AT,
+        };
         Serializer {
+            flush_at,
             out,
             flushed: 0,
             sink,
@@ -82,7 +90,7 @@ impl<'w> Serializer<'w> {
 
     #[inline]
     fn maybe_flush(&mut self) -> Result<()> {
-        if self.pending == 0 && self.out.len() >= FLUSH_AT && !matches!(self.sink, Sink::None) {
+        if self.out.len() >= self.flush_at && self.pending == 0 {
             self.flush()?;
         }
         Ok(())
@@ -91,10 +99,10 @@ impl<'w> Serializer<'w> {
     fn check_limit(&self) -> Result<()> {
         if let Some(limit) = self.limit {
             if self.total() - self.prefix > limit {
-                return Err(Error::new(
+                return Err(Error::new_fmt(
                     ErrorCode::Limit,
                     None,
-                    format!("encoded size exceeds the limit of {limit} bytes"),
+                    format_args!("encoded size exceeds the limit of {limit} bytes"),
                 ));
             }
         }
@@ -128,10 +136,10 @@ impl<'w> Serializer<'w> {
     #[inline]
     fn put_count(&mut self, len: usize, what: &str) -> Result<()> {
         let n = u32::try_from(len).map_err(|_| {
-            Error::new(
+            Error::new_fmt(
                 ErrorCode::Limit,
                 Some(self.total()),
-                format!("{what} of {len} is above the wire maximum 4,294,967,295"),
+                format_args!("{what} of {len} is above the wire maximum 4,294,967,295"),
             )
         })?;
         self.put(&n.to_le_bytes());
@@ -145,10 +153,10 @@ impl<'w> Serializer<'w> {
             self.flush()?;
             if let Some(limit) = self.limit {
                 if self.flushed.saturating_add(v.len() as u64) > limit {
-                    return Err(Error::new(
+                    return Err(Error::new_fmt(
                         ErrorCode::Limit,
                         None,
-                        format!("encoded size exceeds the limit of {limit} bytes"),
+                        format_args!("encoded size exceeds the limit of {limit} bytes"),
                     ));
                 }
             }
@@ -186,6 +194,24 @@ pub(crate) fn to_vec_prefixed<T: ?Sized + Serialize>(
     ser.prefix = prefix.len() as u64;
     value.serialize(&mut ser)?;
     Ok(ser.finish()?.0)
+}
+
+/// Serializes, appending to `out` (a reused buffer: no second copy as with
+/// `to_writer`). On error `out` is left as it was.
+pub(crate) fn to_extend<T: ?Sized + Serialize>(
+    out: &mut Vec<u8>,
+    value: &T,
+    opts: &Options,
+) -> Result<()> {
+    let start = out.len();
+    let mut ser = Serializer::with_sink(std::mem::take(out), Sink::None, opts);
+    ser.prefix = start as u64;
+    let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
+    *out = ser.out;
+    if r.is_err() {
+        out.truncate(start);
+    }
+    r
 }
 
 /// Serializes into an `io::Write`.
@@ -279,7 +305,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         let start = self.out.len();
         self.put(v);
         self.last_str = (start, self.out.len());
-        if v.len() >= FLUSH_AT {
+        if self.out.len() >= self.flush_at {
             self.maybe_flush()?;
         }
         Ok(())
@@ -396,10 +422,10 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         if let Some(n) = len {
             // Fail early on counts the wire cannot carry.
             if u32::try_from(n).is_err() {
-                return Err(Error::new(
+                return Err(Error::new_fmt(
                     ErrorCode::Limit,
                     Some(self.total()),
-                    format!("map count {n} is above the wire maximum 4,294,967,295"),
+                    format_args!("map count {n} is above the wire maximum 4,294,967,295"),
                 ));
             }
         }
@@ -466,7 +492,7 @@ impl ser::SerializeSeq for SeqSer<'_, '_> {
             *n += 1;
         }
         value.serialize(&mut *self.ser)?;
-        if self.patch.is_none() && self.ser.out.len() >= FLUSH_AT {
+        if self.ser.out.len() >= self.ser.flush_at && self.patch.is_none() {
             self.ser.maybe_flush()?;
         }
         Ok(())
@@ -476,10 +502,10 @@ impl ser::SerializeSeq for SeqSer<'_, '_> {
     fn end(self) -> Result<()> {
         if let Some((at, n)) = self.patch {
             let n = u32::try_from(n).map_err(|_| {
-                Error::new(
+                Error::new_fmt(
                     ErrorCode::Limit,
                     Some(self.ser.flushed + at as u64),
-                    format!("sequence count {n} is above the wire maximum 4,294,967,295"),
+                    format_args!("sequence count {n} is above the wire maximum 4,294,967,295"),
                 )
             })?;
             self.ser.out[at..at + 4].copy_from_slice(&n.to_le_bytes());
@@ -578,10 +604,10 @@ impl ser::SerializeMap for MapSer<'_, '_> {
         let ser = self.ser;
         let n = ser.entries.len() - self.base;
         let count = u32::try_from(n).map_err(|_| {
-            Error::new(
+            Error::new_fmt(
                 ErrorCode::Limit,
                 Some(ser.flushed + self.count_at as u64),
-                format!("map count {n} is above the wire maximum 4,294,967,295"),
+                format_args!("map count {n} is above the wire maximum 4,294,967,295"),
             )
         })?;
         ser.out[self.count_at..self.count_at + 4].copy_from_slice(&count.to_le_bytes());
