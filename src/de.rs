@@ -26,6 +26,8 @@ pub struct Deserializer<R> {
     opts: Options,
     /// Capture marks of the most recent str/bytes content (map-key sorting).
     last_str: (usize, usize),
+    /// Map keys being read (str/bytes positions are tracked only then).
+    in_key: u32,
 }
 
 impl<'de> Deserializer<SliceRead<'de>> {
@@ -61,6 +63,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
             hinted: 0,
             opts: *opts,
             last_str: (usize::MAX, usize::MAX),
+            in_key: 0,
         }
     }
 
@@ -155,10 +158,13 @@ impl<'de, R: Read<'de>> Deserializer<R> {
                 format_args!("length {n} is above the cap {}", self.opts.max_bytes),
             ));
         }
-        let start = self.read.mark();
+        if self.in_key > 0 {
+            // Inside a map key: remember where the content lies, so a key
+            // that is one str/bytes sorts without its count (spec 2.1).
+            let start = self.read.mark();
+            self.last_str = (start, start + n as usize);
+        }
         let r = self.read.take(n as usize, at, &mut self.scratch)?;
-        // `r` borrows the reader, so the end mark is computed from the start.
-        self.last_str = (start, start + n as usize);
         Ok((r, at))
     }
 
@@ -554,9 +560,11 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for MapAccess<'_, R> {
         de.read.begin_key();
         let start = de.read.mark();
         de.last_str = (usize::MAX, usize::MAX);
+        de.in_key += 1;
         let r = seed.deserialize(&mut *de);
         let end = de.read.mark();
         de.read.end_key();
+        de.in_key -= 1;
         let key = r?;
         let cur = if de.last_str == (start + 4, end) {
             (start + 4, end)

@@ -201,6 +201,14 @@ fn maps_are_sorted_by_key_sort_bytes() {
     let bytes = kiln_serde::to_vec(&h).unwrap();
     assert_eq!(bytes, hex("02000000 01000000 62 02 02000000 7a7a 01"));
 
+    // Content order ("aa" < "b") is not count-prefixed order: decoders
+    // must compare without the count, on every input path.
+    let bytes = hex("02000000 02000000 6161 01 01000000 62 02");
+    let m: BTreeMap<String, u8> = kiln_serde::from_slice(&bytes).unwrap();
+    assert_eq!(kiln_serde::to_vec(&m).unwrap(), bytes);
+    let m2: BTreeMap<String, u8> = kiln_serde::from_reader(&bytes[..]).unwrap();
+    assert_eq!(m2, m);
+
     // Integer keys sort by their LE bytes: 256 (00 01) before 1 (01 00).
     let h: HashMap<u16, u8> = [(1, 1), (256, 2)].into_iter().collect();
     let bytes = kiln_serde::to_vec(&h).unwrap();
