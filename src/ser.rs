@@ -43,6 +43,8 @@ pub struct Serializer<'w> {
     raw_next: bool,
     /// Start and end (in `out`) of the most recent str/bytes *content*.
     last_str: (usize, usize),
+    /// Map keys being written (str/bytes positions are tracked only then).
+    in_key: u32,
     /// Stack of (key sort range, entry range) for open maps.
     entries: Vec<Entry>,
     limit: Option<u64>,
@@ -72,6 +74,7 @@ impl<'w> Serializer<'w> {
             pending: 0,
             raw_next: false,
             last_str: (usize::MAX, usize::MAX),
+            in_key: 0,
             entries: Vec::new(),
             limit: opts.limit,
             prefix: 0,
@@ -302,9 +305,11 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
             return self.write_raw_block(v);
         }
         self.put_count(v.len(), "length")?;
-        let start = self.out.len();
+        if self.in_key > 0 {
+            let start = self.out.len();
+            self.last_str = (start, start + v.len());
+        }
         self.put(v);
-        self.last_str = (start, self.out.len());
         if self.out.len() >= self.flush_at {
             self.maybe_flush()?;
         }
@@ -575,7 +580,10 @@ impl ser::SerializeMap for MapSer<'_, '_> {
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         let start = self.ser.out.len();
         self.ser.last_str = (usize::MAX, usize::MAX);
-        key.serialize(&mut *self.ser)?;
+        self.ser.in_key += 1;
+        let r = key.serialize(&mut *self.ser);
+        self.ser.in_key -= 1;
+        r?;
         let end = self.ser.out.len();
         let k = Self::sort_range(self.ser, start, end);
         if self.sorted && self.ser.entries.len() > self.base {
