@@ -502,9 +502,10 @@ fn visit_seq_exact<'de, R: Read<'de>, V: Visitor<'de>>(
         left: n,
         hint,
     };
-    let v = visitor
-        .visit_seq(&mut access)
-        .map_err(|e: Error| e.or_offset(at))?;
+    let v = match visitor.visit_seq(&mut access) {
+        Ok(v) => v,
+        Err(e) => return Err(e.or_offset(at)),
+    };
     if access.left != 0 {
         return Err(Error::at_fmt(
             ErrorCode::Message,
