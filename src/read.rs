@@ -95,10 +95,10 @@ pub trait Read<'de>: private::Sealed {
 pub struct SliceRead<'de> {
     /// The whole input.
     full: &'de [u8],
-    /// The readable bytes (cut at a total size limit).
-    data: &'de [u8],
-    /// Bytes of `data` read so far.
-    pos: usize,
+    /// The readable bytes not read yet (cut at a total size limit).
+    rest: &'de [u8],
+    /// Readable end: `full.len()`, or less under a total size limit.
+    end: usize,
 }
 
 impl<'de> SliceRead<'de> {
@@ -110,31 +110,38 @@ impl<'de> SliceRead<'de> {
         };
         SliceRead {
             full: slice,
-            data: slice.get(..end).unwrap_or(slice),
-            pos: 0,
+            rest: slice.get(..end).unwrap_or(slice),
+            end,
         }
+    }
+
+    #[inline]
+    fn pos(&self) -> usize {
+        self.end - self.rest.len()
     }
 
     /// The bytes not yet read (up to the real end of the slice).
     pub fn rest(&self) -> &'de [u8] {
-        self.full.get(self.pos..).unwrap_or(&[])
+        self.full.get(self.pos()..).unwrap_or(&[])
     }
 
     #[cold]
     #[inline(never)]
     fn short(&self, n: usize, at: u64) -> Error {
-        let end = self.data.len();
-        if end < self.full.len() && self.full.len() - self.pos >= n {
+        if self.end < self.full.len() && self.full.len() - self.pos() >= n {
             Error::at_fmt(
                 ErrorCode::Limit,
                 at,
-                format_args!("reading {n} more bytes passes the size limit of {end} bytes"),
+                format_args!(
+                    "reading {n} more bytes passes the size limit of {} bytes",
+                    self.end
+                ),
             )
         } else {
             Error::at_fmt(
                 ErrorCode::Eof,
                 at,
-                format_args!("needs {n} bytes, only {} remain", end - self.pos),
+                format_args!("needs {n} bytes, only {} remain", self.rest.len()),
             )
         }
     }
@@ -145,28 +152,26 @@ impl private::Sealed for SliceRead<'_> {}
 impl<'de> Read<'de> for SliceRead<'de> {
     #[inline]
     fn offset(&self) -> u64 {
-        self.pos as u64
+        self.pos() as u64
     }
 
     #[inline]
     fn remaining(&self) -> Option<usize> {
-        Some(self.data.len() - self.pos)
+        Some(self.rest.len())
     }
 
     fn trailing(&self) -> usize {
-        self.full.len() - self.pos
+        self.full.len() - self.pos()
     }
 
     #[inline]
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        match self.data.get(self.pos..self.pos + N) {
-            Some(bytes) => {
-                self.pos += N;
-                let mut out = [0u8; N];
-                out.copy_from_slice(bytes);
-                Ok(out)
+        match self.rest.split_first_chunk::<N>() {
+            Some((head, tail)) => {
+                self.rest = tail;
+                Ok(*head)
             }
-            None => Err(self.short(N, self.pos as u64)),
+            None => Err(self.short(N, self.pos() as u64)),
         }
     }
 
@@ -177,10 +182,10 @@ impl<'de> Read<'de> for SliceRead<'de> {
         at: u64,
         _scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
-        match self.data.get(self.pos..).and_then(|r| r.get(..n)) {
-            Some(bytes) => {
-                self.pos += n;
-                Ok(Reference::Borrowed(bytes))
+        match self.rest.split_at_checked(n) {
+            Some((head, tail)) => {
+                self.rest = tail;
+                Ok(Reference::Borrowed(head))
             }
             None => Err(self.short(n, at)),
         }
@@ -191,14 +196,13 @@ impl<'de> Read<'de> for SliceRead<'de> {
         opts: &crate::Options,
         _scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
-        let base = self.pos;
-        let rest = self.data.get(base..).unwrap_or(&[]);
-        let len = crate::tensors::validate(rest, opts)
+        let base = self.pos();
+        let len = crate::tensors::validate(self.rest, opts)
             .map_err(|e| e.shifted(base as u64))?
             .block_len();
-        match rest.get(..len) {
-            Some(block) => {
-                self.pos += len;
+        match self.rest.split_at_checked(len) {
+            Some((block, tail)) => {
+                self.rest = tail;
                 Ok(Reference::Borrowed(block))
             }
             None => Err(Error::at(
@@ -211,7 +215,7 @@ impl<'de> Read<'de> for SliceRead<'de> {
 
     #[inline]
     fn mark(&self) -> usize {
-        self.pos
+        self.pos()
     }
 
     #[inline]
