@@ -288,6 +288,7 @@ fn main() {
 
     // Golden files, by form.
     let mut frozen_golden = Vec::new();
+    let mut framed_golden = Vec::new();
     let mut other_golden: BTreeMap<String, Vec<(String, Vec<u8>)>> = BTreeMap::new();
     for case in manifest["cases"].as_array().expect("cases") {
         let name = case["name"].as_str().expect("name").to_string();
@@ -297,6 +298,13 @@ fn main() {
                 let ty = case["type"].as_str().expect("type");
                 let sel = selector(ty).unwrap_or_else(|| panic!("no selector for type {ty}"));
                 frozen_golden.push((name, sel, bytes));
+            }
+            "framed-value" => {
+                // Types the framed target knows get their selector; others
+                // are still useful frames (they reach the hash check).
+                let ty = case["type"].as_str().unwrap_or("");
+                let sel = selector(ty).unwrap_or(0);
+                framed_golden.push((name, sel, bytes));
             }
             form => other_golden
                 .entry(form.to_string())
@@ -346,11 +354,6 @@ fn main() {
         .map(|(n, t)| (n.to_string(), t.as_bytes().to_vec()))
         .collect();
     blocks.extend(faulty(&pair).into_iter().map(|(n, b)| (n.to_string(), b)));
-    for (name, cases) in &other_golden {
-        if name == "directory" {
-            blocks.extend(cases.iter().cloned());
-        }
-    }
     for (name, block) in &blocks {
         let mut bare = vec![0, 0];
         bare.extend_from_slice(block);
@@ -371,6 +374,22 @@ fn main() {
         file.extend_from_slice(&framed(t));
         tens.put(&format!("{name}-framed-file.bin"), &file);
     }
+    // Golden directories: bare and inside a record; golden framed
+    // directory files: as files.
+    for (name, bytes) in other_golden.get("directory").into_iter().flatten() {
+        let mut bare = vec![0, 0];
+        bare.extend_from_slice(bytes);
+        tens.put(&format!("golden-{name}-bare.bin"), &bare);
+        let mut rec = vec![1, 1, 7, 42];
+        rec.extend_from_slice(bytes);
+        rec.extend_from_slice(&kiln_serde::to_vec(&"tail").unwrap());
+        tens.put(&format!("golden-{name}-record.bin"), &rec);
+    }
+    for (name, bytes) in other_golden.get("framed").into_iter().flatten() {
+        let mut file = vec![2, 0];
+        file.extend_from_slice(bytes);
+        tens.put(&format!("golden-{name}-file.bin"), &file);
+    }
 
     // framed: [selector, k (bit 4: require_hash), plan..., frame...]
     let mut fr = Seeds::new(&seeds_root, "framed");
@@ -389,16 +408,10 @@ fn main() {
         nohash.extend_from_slice(&f);
         fr.put(&format!("{name}-no-hash.bin"), &nohash);
     }
-    for (name, cases) in &other_golden {
-        if name == "framed" {
-            for (case, bytes) in cases {
-                for sel in 0..TYPES.len() as u8 {
-                    let mut seed = vec![sel, 0];
-                    seed.extend_from_slice(bytes);
-                    fr.put(&format!("{case}-{sel}.bin"), &seed);
-                }
-            }
-        }
+    for (case, sel, bytes) in &framed_golden {
+        let mut seed = vec![*sel, 0];
+        seed.extend_from_slice(bytes);
+        fr.put(&format!("golden-{case}.bin"), &seed);
     }
 
     println!("tensors: {} seeds", tens.n);
