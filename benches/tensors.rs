@@ -125,7 +125,11 @@ impl Case {
     }
 
     fn large() -> Self {
-        Self::new("large", (0..8).map(|i| format!("w{i}")).collect(), 32 * MIB / 4)
+        Self::new(
+            "large",
+            (0..8).map(|i| format!("w{i}")).collect(),
+            32 * MIB / 4,
+        )
     }
 
     fn payload_bytes(&self) -> u64 {
