@@ -17,8 +17,9 @@
 //!   op:      ser (to_vec) | serw (reused buffer) | de | hash (schema::hash) | parse (frame::parse)
 //!   format:  kiln (unframed) | framed (free functions) | framed_schema (a kept Schema)
 //!
-//! target/release/deps/profile-<hash> <tensors1000 | tensors256m> <op> <format> <iters>
-//!   the small and large cases of benches/tensors.rs
+//! target/release/deps/profile-<hash> <tensors1000 | tensors256m | tensor1m | tensor64m> <op> <format> <iters>
+//!   the small and large cases of benches/tensors.rs; one f32 tensor of 1 MiB
+//!   or 64 MiB (view time must not depend on the payload size)
 //!   op:      write (kiln: write_to a reused Vec; memcpy; safetensors) | build (kiln)
 //!            | view (validate + every f32 view; kiln | safetensors)
 //! ```
@@ -275,7 +276,7 @@ fn main() {
         eprintln!(
             "       profile tick32 <ser|serw|de|hash|parse> <kiln|framed|framed_schema> <iters>"
         );
-        eprintln!("       profile <tensors1000|tensors256m> <write|build|view> <kiln|memcpy|safetensors> <iters>");
+        eprintln!("       profile <tensors1000|tensors256m|tensor1m|tensor64m> <write|build|view> <kiln|memcpy|safetensors> <iters>");
         return;
     };
     let iters: usize = iters.parse().expect("iters is a number");
@@ -283,6 +284,8 @@ fn main() {
         "tick32" => return work_tick(op, format, iters),
         "tensors1000" => return work_tensors(1000, 1024, op, format, iters),
         "tensors256m" => return work_tensors(8, 8 * 1024 * 1024, op, format, iters),
+        "tensor1m" => return work_tensors(1, 256 * 1024, op, format, iters),
+        "tensor64m" => return work_tensors(1, 16 * 1024 * 1024, op, format, iters),
         _ => {}
     }
     assert!(
