@@ -11,6 +11,17 @@
 //!   dataset: log | mesh | savedata | updates
 //!   op:      ser (to_vec) | serw (reused buffer) | de (owned) | deb (borrowed, log only)
 //!   format:  kiln | bincode1 | postcard | bitcode
+//!
+//! target/release/deps/profile-<hash> tick32 <op> <format> <iters>
+//!   the 32-byte message of benches/framed.rs
+//!   op:      ser (to_vec) | serw (reused buffer) | de | hash (schema::hash) | parse (frame::parse)
+//!   format:  kiln (unframed) | framed (free functions) | framed_schema (a kept Schema)
+//!
+//! target/release/deps/profile-<hash> <tensors1000 | tensors256m | tensor1m | tensor64m> <op> <format> <iters>
+//!   the small and large cases of benches/tensors.rs; one f32 tensor of 1 MiB
+//!   or 64 MiB (view time must not depend on the payload size)
+//!   op:      write (kiln: write_to a reused Vec; memcpy; safetensors) | build (kiln)
+//!            | view (validate + every f32 view; kiln | safetensors)
 //! ```
 //!
 //! Run without those arguments (as `cargo bench` does) it prints this usage
@@ -93,13 +104,190 @@ fn work<T: Serialize + DeserializeOwned>(op: &str, format: &str, value: &T, iter
     }
 }
 
+// ---------------------------------------------------------------------------
+// The 32-byte message of benches/framed.rs.
+
+#[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug, Clone, Copy)]
+struct Tick {
+    id: u64,
+    ts_ns: u64,
+    price: f32,
+    qty: f32,
+    venue: u32,
+    flags: u16,
+    seq: u16,
+}
+
+const TICK: Tick = Tick {
+    id: 0x0123_4567_89ab_cdef,
+    ts_ns: 1_767_225_600_000_000_000,
+    price: 101.25,
+    qty: 3.5,
+    venue: 7,
+    flags: 0b1010,
+    seq: 4242,
+};
+
+/// Runs `f` `iters` times (the op is chosen once, outside the loop, so the
+/// counts hold only the operation).
+#[inline(always)]
+fn repeat(iters: usize, mut f: impl FnMut()) {
+    for _ in 0..iters {
+        f();
+    }
+}
+
+#[inline(never)]
+fn work_tick(op: &str, format: &str, iters: usize) {
+    use kiln_serde::{frame, framed, schema::Schema};
+    let schema: Schema<Tick> = Schema::new().unwrap();
+    let plain = kiln_serde::to_vec(&TICK).unwrap();
+    let framed_bytes = framed::to_vec(&TICK).unwrap();
+    let mut buf = Vec::with_capacity(64);
+    let start = std::time::Instant::now();
+    match (op, format) {
+        ("ser", "kiln") => repeat(iters, || {
+            black_box(kiln_serde::to_vec(black_box(&TICK)).unwrap());
+        }),
+        ("ser", "framed") => repeat(iters, || {
+            black_box(framed::to_vec(black_box(&TICK)).unwrap());
+        }),
+        ("ser", "framed_schema") => repeat(iters, || {
+            black_box(schema.to_vec(black_box(&TICK)).unwrap());
+        }),
+        ("serw", "kiln") => repeat(iters, || {
+            buf.clear();
+            kiln_serde::to_extend(&mut buf, black_box(&TICK)).unwrap();
+            black_box(&buf);
+        }),
+        ("serw", "framed_schema") => repeat(iters, || {
+            buf.clear();
+            buf.extend_from_slice(&frame::encode(Some(schema.hash())));
+            kiln_serde::to_extend(&mut buf, black_box(&TICK)).unwrap();
+            black_box(&buf);
+        }),
+        ("de", "kiln") => repeat(iters, || {
+            black_box(kiln_serde::from_slice::<Tick>(black_box(&plain)).unwrap());
+        }),
+        ("de", "framed") => repeat(iters, || {
+            black_box(framed::from_slice::<Tick>(black_box(&framed_bytes)).unwrap());
+        }),
+        ("de", "framed_schema") => repeat(iters, || {
+            black_box(schema.from_slice(black_box(&framed_bytes)).unwrap());
+        }),
+        ("hash", "framed") => repeat(iters, || {
+            black_box(kiln_serde::schema::hash::<Tick>().unwrap());
+        }),
+        ("parse", "framed") => repeat(iters, || {
+            black_box(frame::parse(black_box(&framed_bytes)).unwrap());
+        }),
+        _ => panic!("unknown tick32 op/format {op} {format}"),
+    }
+    if iters > 0 {
+        eprintln!(
+            "tick32 {op} {format}: {:?} per iteration",
+            start.elapsed() / iters as u32
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The tensor cases of benches/tensors.rs (f32, the same names and sizes).
+
+#[inline(never)]
+fn work_tensors(count: usize, elems: usize, op: &str, format: &str, iters: usize) {
+    use kiln_serde::tensors::{TensorSpec, TensorsBuilder, TensorsView};
+    use safetensors::tensor::TensorView as StView;
+    let names: Vec<String> = (0..count).map(|i| format!("t{i:04}")).collect();
+    let data: Vec<Vec<f32>> = (0..count)
+        .map(|t| (0..elems).map(|i| (t * elems + i) as f32).collect())
+        .collect();
+    let builder = || {
+        let mut b = TensorsBuilder::new();
+        for (name, t) in names.iter().zip(&data) {
+            b.push(TensorSpec::from_slice(&[t.len() as u64], t).named(name.as_str()));
+        }
+        b
+    };
+    let st_views = || -> Vec<(&str, StView<'_>)> {
+        names
+            .iter()
+            .zip(&data)
+            .map(|(n, t)| {
+                let v = StView::new(
+                    safetensors::Dtype::F32,
+                    vec![t.len()],
+                    bytemuck::cast_slice(t),
+                );
+                (n.as_str(), v.unwrap())
+            })
+            .collect()
+    };
+    let built = builder().build().unwrap();
+    let st = safetensors::serialize(st_views(), None).unwrap();
+    let mut buf: Vec<u8> = Vec::with_capacity(built.as_bytes().len());
+    let start = std::time::Instant::now();
+    match (op, format) {
+        ("write", "kiln") => repeat(iters, || {
+            buf.clear();
+            builder().write_to(&mut buf).unwrap();
+            black_box(&buf);
+        }),
+        ("write", "memcpy") => repeat(iters, || {
+            buf.clear();
+            for t in &data {
+                buf.extend_from_slice(bytemuck::cast_slice(t));
+            }
+            black_box(&buf);
+        }),
+        ("write", "safetensors") => repeat(iters, || {
+            drop(black_box(safetensors::serialize(st_views(), None).unwrap()));
+        }),
+        ("build", "kiln") => repeat(iters, || drop(black_box(builder().build().unwrap()))),
+        ("view", "kiln") => repeat(iters, || {
+            let v =
+                TensorsView::from_bytes(black_box(built.as_bytes()), &kiln_serde::Options::DEFAULT)
+                    .unwrap();
+            for t in v.iter() {
+                black_box((t.name().unwrap(), t.try_as_slice::<f32>().unwrap()));
+            }
+        }),
+        ("view", "safetensors") => repeat(iters, || {
+            let v = safetensors::SafeTensors::deserialize(black_box(&st)).unwrap();
+            for n in &names {
+                let t = v.tensor(n).unwrap();
+                black_box(bytemuck::cast_slice::<u8, f32>(t.data()));
+            }
+        }),
+        _ => panic!("unknown tensors op/format {op} {format}"),
+    }
+    if iters > 0 {
+        eprintln!(
+            "tensors {count} {op} {format}: {:?} per iteration",
+            start.elapsed() / iters as u32
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [dataset, op, format, iters] = args.as_slice() else {
         eprintln!("usage: profile <log|mesh|savedata|updates> <ser|serw|de|deb> <kiln|bincode1|postcard|bitcode> <iters>");
+        eprintln!(
+            "       profile tick32 <ser|serw|de|hash|parse> <kiln|framed|framed_schema> <iters>"
+        );
+        eprintln!("       profile <tensors1000|tensors256m|tensor1m|tensor64m> <write|build|view> <kiln|memcpy|safetensors> <iters>");
         return;
     };
     let iters: usize = iters.parse().expect("iters is a number");
+    match dataset.as_str() {
+        "tick32" => return work_tick(op, format, iters),
+        "tensors1000" => return work_tensors(1000, 1024, op, format, iters),
+        "tensors256m" => return work_tensors(8, 8 * 1024 * 1024, op, format, iters),
+        "tensor1m" => return work_tensors(1, 256 * 1024, op, format, iters),
+        "tensor64m" => return work_tensors(1, 16 * 1024 * 1024, op, format, iters),
+        _ => {}
+    }
     assert!(
         op != "deb" || dataset == "log",
         "deb is for the log dataset only"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn criterion's output of `cargo bench --bench serde` into markdown.
+"""Turn criterion's output of `cargo bench --bench {serde,tensors,framed}` into markdown.
 
 Reads every `target/criterion/**/new/benchmark.json` (the bench id) with the
 `estimates.json` beside it (the median, in ns), plus
@@ -9,7 +9,12 @@ bench, and prints:
 * one table per dataset: the median time of every format and operation, with
   the ratio kiln/peer in parentheses (below 1: kiln is faster or smaller);
 * the issue's targets, each marked met or missed;
-* any other bench group (future tensor benches) as a raw table.
+* tensor directories (`--bench tensors`): write throughput in GB/s against
+  memcpy and safetensors, validate+view against safetensors, view time for
+  1 MiB vs 1 GiB, with the issue's targets (reads `target/kiln-bench/tensors.json`);
+* framed vs unframed on a 32-byte message (`--bench framed`): the frame's
+  overhead in ns and %, with its target;
+* any other bench group as a raw table.
 
 Standard library only.
 
@@ -46,6 +51,28 @@ COLUMNS = [
 ]
 # Within this ratio above 1, a miss is called borderline (quick-mode noise).
 BORDERLINE = 1.05
+# Groups with their own sections (not repeated in "Other benchmarks").
+HANDLED_PREFIXES = ("tensors/", "framed/")
+TENSOR_CASES = [("small", "1,000 x 4 KiB"), ("large", "8 x 32 MiB")]
+# (function id, label, buffer kind) of the writers; memcpy of the same kind
+# is the reference.
+WRITERS = [
+    ("kiln/write_to", "kiln `write_to` (reused `Vec`)", "reused"),
+    ("kiln/build", "kiln `build` (new aligned buffer)", "fresh"),
+    ("safetensors/serialize", "safetensors `serialize` (new `Vec`)", "fresh"),
+    ("memcpy/reused", "memcpy, payload only (reused `Vec`)", "reused"),
+    ("memcpy/fresh", "memcpy, payload only (new `Vec`)", "fresh"),
+]
+READERS = [
+    ("kiln/iter", "kiln `from_bytes` + every `try_as_slice::<f32>` in order"),
+    ("kiln/by_name", "kiln `from_bytes` + `by_name` for every name"),
+    ("safetensors/tensor", "safetensors `deserialize` + `tensor(name)` for every name"),
+]
+# The issue's tensor and frame targets.
+ENCODE_MIN = 0.80  # kiln write >= 80% of memcpy throughput (256 MiB case)
+VIEW_SPEEDUP_MIN = 5.0  # validate+view of 1,000 tensors >= 5x faster than safetensors
+FLAT_MAX = 1.5  # view time 1 GiB / 1 MiB: "flat" (1024x the payload)
+FRAME_MAX = 0.10  # frame overhead on a 32-byte message <= 10%
 
 
 def default_target_dir():
@@ -69,6 +96,41 @@ def load_benches(target):
             est = json.load(f)
         key = (bench["group_id"], bench.get("function_id") or "", bench.get("value_str") or "")
         out[key] = est["median"]["point_estimate"]
+    return out
+
+
+def load_throughput(target):
+    """{(group, function, value): bytes per iteration} for benches that set it."""
+    out = {}
+    pattern = os.path.join(target, "criterion", "**", "new", "benchmark.json")
+    for path in glob.glob(pattern, recursive=True):
+        with open(path) as f:
+            bench = json.load(f)
+        tp = bench.get("throughput") or {}
+        if "Bytes" in tp:
+            key = (bench["group_id"], bench.get("function_id") or "", bench.get("value_str") or "")
+            out[key] = tp["Bytes"]
+    return out
+
+
+def load_best(target):
+    """{(group, function, value): fastest sample's time per iteration, ns}.
+    On a shared machine load only ever adds time, so for bandwidth-bound
+    benches the fastest sample is the closest to what the code can do."""
+    out = {}
+    pattern = os.path.join(target, "criterion", "**", "new", "benchmark.json")
+    for path in glob.glob(pattern, recursive=True):
+        with open(path) as f:
+            bench = json.load(f)
+        sample_path = os.path.join(os.path.dirname(path), "sample.json")
+        if not os.path.exists(sample_path):
+            continue
+        with open(sample_path) as f:
+            sample = json.load(f)
+        per = [t / i for t, i in zip(sample["times"], sample["iters"]) if i]
+        if per:
+            key = (bench["group_id"], bench.get("function_id") or "", bench.get("value_str") or "")
+            out[key] = min(per)
     return out
 
 
@@ -188,9 +250,192 @@ def verdict(ratio, limit):
     return "**MISSED**"
 
 
+def fmt_gbps(nbytes, ns):
+    if nbytes is None or not ns:
+        return "—"
+    return f"{nbytes / ns:.2f}"
+
+
+def mark(ok):
+    """ok: True, False, None (not a target) or "borderline" (missed within
+    the BORDERLINE factor of the limit: quick-mode noise)."""
+    if ok is None:
+        return "info"
+    if ok == "borderline":
+        return "**missed (borderline)**"
+    return "met" if ok else "**MISSED**"
+
+
+def at_least(value, limit):
+    if value >= limit:
+        return True
+    return "borderline" if value * BORDERLINE >= limit else False
+
+
+def at_most(value, limit):
+    if value <= limit:
+        return True
+    return "borderline" if value <= limit * BORDERLINE else False
+
+
+def tensor_sections(benches, throughput, info, best):
+    """Markdown for the tensor benches, and the target rows
+    (what, measured, limit, met)."""
+    lines, rows = [], []
+    sizes = info.get("sizes", {})
+
+    def get(group, fn):
+        return benches.get((group, fn, ""))
+
+    if any(g.startswith("tensors/") for g, _, _ in benches):
+        lines += ["### Tensor directories: write", ""]
+        lines.append(
+            "Throughput counts the payload bytes only (GB/s = 10^9 bytes/s). "
+            "\"vs memcpy\" is this writer's throughput as a share of a memcpy of the same "
+            "payload into the same kind of buffer (reused or new); \"time vs safetensors\" "
+            "below 1.00 means faster than `safetensors::serialize`. The last two columns use "
+            "the fastest sample instead of the median (load only adds time)."
+        )
+        lines.append("")
+        lines.append(
+            "| case | writer | median | GB/s | vs memcpy | time vs safetensors | encoded bytes "
+            "| best sample GB/s | best vs memcpy |"
+        )
+        lines.append("|---|---|---|---|---|---|---|---|---|")
+        for case, shape in TENSOR_CASES:
+            group = f"tensors/{case}/write"
+            st = get(group, "safetensors/serialize")
+            for fn, label, kind in WRITERS:
+                ns = get(group, fn)
+                if ns is None:
+                    continue
+                nbytes = throughput.get((group, fn, ""))
+                mem = get(group, f"memcpy/{kind}")
+                vs_mem = f"{mem / ns:.0%}" if mem else "—"
+                vs_st = f"{ns / st:.2f}" if st and not fn.startswith("safetensors") else "—"
+                who = fn.split("/")[0]
+                enc = sizes.get(case, {}).get(who)
+                enc = f"{enc:,}" if enc and who != "memcpy" else "—"
+                b = best.get((group, fn, ""))
+                bm = best.get((group, f"memcpy/{kind}", ""))
+                b_vs = f"{bm / b:.0%}" if b and bm else "—"
+                lines.append(
+                    f"| {case} ({shape}) | {label} | {fmt_time(ns)} | {fmt_gbps(nbytes, ns)} "
+                    f"| {vs_mem} | {vs_st} | {enc} | {fmt_gbps(nbytes, b)} | {b_vs} |"
+                )
+        lines.append("")
+
+        lines += ["### Tensor directories: validate + view", ""]
+        lines.append(
+            "Every tensor's typed `&[f32]` view (safetensors: its bytes cast with bytemuck). "
+            "\"speed-up\" is safetensors' time / this reader's time."
+        )
+        lines.append("")
+        lines.append("| case | reader | median | per tensor | speed-up vs safetensors |")
+        lines.append("|---|---|---|---|---|")
+        for case, shape in TENSOR_CASES:
+            group = f"tensors/{case}/view"
+            st = get(group, "safetensors/tensor")
+            n = sizes.get(case, {}).get("tensors")
+            for fn, label in READERS:
+                ns = get(group, fn)
+                if ns is None:
+                    continue
+                per = fmt_time(ns / n) if n else "—"
+                sp = f"{st / ns:.1f}x" if st and not fn.startswith("safetensors") else "—"
+                lines.append(f"| {case} ({shape}) | {label} | {fmt_time(ns)} | {per} | {sp} |")
+        lines.append("")
+
+        flat = {
+            (who, lab): get("tensors/view_flat", f"{who}/{lab}")
+            for who in ("kiln", "safetensors")
+            for lab in ("1MiB", "1GiB")
+        }
+        if any(v is not None for v in flat.values()):
+            lines += ["### Tensor directories: view time vs payload size", ""]
+            lines.append("One f32 tensor; validate + view only; the buffers are built once, outside the timing.")
+            lines.append("")
+            lines.append("| reader | 1 MiB payload | 1 GiB payload | 1 GiB / 1 MiB |")
+            lines.append("|---|---|---|---|")
+            for who in ("kiln", "safetensors"):
+                a, b = flat[(who, "1MiB")], flat[(who, "1GiB")]
+                r = f"{b / a:.2f}" if a and b else "—"
+                lines.append(f"| {who} | {fmt_time(a)} | {fmt_time(b)} | {r} |")
+            lines.append("")
+
+        k = get("tensors/large/write", "kiln/write_to")
+        m = get("tensors/large/write", "memcpy/reused")
+        if k and m:
+            rows.append(("tensor encode, 256 MiB: kiln `write_to` throughput / memcpy (reused buffer)",
+                         f"{m / k:.0%}", f">= {ENCODE_MIN:.0%}", at_least(m / k, ENCODE_MIN)))
+        kb = best.get(("tensors/large/write", "kiln/write_to", ""))
+        mb = best.get(("tensors/large/write", "memcpy/reused", ""))
+        if kb and mb:
+            rows.append(("(info) the same with the fastest samples", f"{mb / kb:.0%}", f">= {ENCODE_MIN:.0%}", None))
+        k = get("tensors/large/write", "kiln/build")
+        m = get("tensors/large/write", "memcpy/fresh")
+        if k and m:
+            rows.append(("(info) tensor encode, 256 MiB: kiln `build` throughput / memcpy (new buffer)",
+                         f"{m / k:.0%}", f">= {ENCODE_MIN:.0%}", None))
+        k = get("tensors/small/view", "kiln/iter")
+        s = get("tensors/small/view", "safetensors/tensor")
+        if k and s:
+            rows.append(("validate + view, 1,000 tensors: safetensors time / kiln time",
+                         f"{s / k:.1f}x", f">= {VIEW_SPEEDUP_MIN:.0f}x", at_least(s / k, VIEW_SPEEDUP_MIN)))
+        a, b = flat[("kiln", "1MiB")], flat[("kiln", "1GiB")]
+        if a and b:
+            rows.append(("view time flat in payload size: kiln 1 GiB / 1 MiB",
+                         f"{b / a:.2f}", f"<= {FLAT_MAX}", at_most(b / a, FLAT_MAX)))
+    return lines, rows
+
+
+FRAMED_PAIRS = [
+    # (op, framed function id, unframed function id, label, is a target)
+    ("serialize", "framed/to_vec", "unframed/to_vec", "`framed::to_vec` vs `to_vec`", True),
+    ("serialize", "framed_schema/to_vec", "unframed/to_vec", "`Schema::to_vec` vs `to_vec`", True),
+    ("serialize", "framed_manual/to_extend", "unframed/to_extend",
+     "`frame::encode` + `to_extend` vs `to_extend` (reused `Vec`; no crate API yet)", False),
+    ("deserialize", "framed/from_slice", "unframed/from_slice", "`framed::from_slice` vs `from_slice`", True),
+    ("deserialize", "framed_schema/from_slice", "unframed/from_slice",
+     "`Schema::from_slice` vs `from_slice`", True),
+]
+
+
+def framed_section(benches):
+    lines, rows = [], []
+    pairs = []
+    for op, fr, un, label, is_target in FRAMED_PAIRS:
+        f = benches.get((f"framed/32B/{op}", fr, ""))
+        u = benches.get((f"framed/32B/{op}", un, ""))
+        if f is not None and u is not None:
+            pairs.append((op, label, u, f, is_target))
+    if not pairs:
+        return lines, rows
+    lines += ["### Framed vs unframed, 32-byte message", ""]
+    lines.append("Overhead = framed time - unframed time, with the same API shape; % of the unframed time.")
+    lines.append("")
+    lines.append("| op | API | unframed | framed | overhead | overhead % |")
+    lines.append("|---|---|---|---|---|---|")
+    for op, label, u, f, is_target in pairs:
+        lines.append(f"| {op} | {label} | {fmt_time(u)} | {fmt_time(f)} | {f - u:+.1f} ns | {(f - u) / u:+.0%} |")
+        if is_target:
+            rows.append((f"frame overhead, 32 B {op}: {label}", f"{(f - u) / u:+.0%}", f"<= {FRAME_MAX:.0%}",
+                         at_most(f / u, 1 + FRAME_MAX)))
+    parts = sorted((fn, ns) for (g, fn, _), ns in benches.items() if g == "framed/32B/parts")
+    if parts:
+        lines.append("")
+        lines.append("The pieces alone: " + ", ".join(f"`{fn}` {fmt_time(ns)}" for fn, ns in parts) + ".")
+    lines.append("")
+    return lines, rows
+
+
 def other_groups(benches):
     known = {f"{d}/{s}" for d in DATASETS for s in ("serialize", "deserialize")}
-    rows = sorted((k, v) for k, v in benches.items() if k[0] not in known)
+    rows = sorted(
+        (k, v)
+        for k, v in benches.items()
+        if k[0] not in known and not k[0].startswith(HANDLED_PREFIXES)
+    )
     if not rows:
         return []
     lines = ["## Other benchmarks", "", "| id | median |", "|---|---|"]
@@ -213,11 +458,12 @@ def main():
     run = load_json(os.path.join(args.target_dir, "kiln-bench", "run.json"))
     m = machine()
 
-    out = []
-    mode = "quick mode (`KILN_BENCH_QUICK=1`)" if run.get("quick") else "full criterion settings"
-    out.append(f"Medians from {mode}; CPU {m['cpu']}, {m['cores']} cores, {m['os']}, {m['rustc']}.")
-    out.append("In parentheses: kiln / this format (time or size); below 1.00 kiln is faster or smaller.")
-    out.append("")
+    out = [f"Machine: CPU {m['cpu']}, {m['cores']} cores, {m['os']}, {m['rustc']}.", ""]
+    if any(k[0].split("/")[0] in DATASETS for k in benches):
+        mode = "quick mode (`KILN_BENCH_QUICK=1`)" if run.get("quick") else "full criterion settings"
+        out.append(f"Serde benches: medians from {mode}.")
+        out.append("In parentheses: kiln / this format (time or size); below 1.00 kiln is faster or smaller.")
+        out.append("")
     for ds in DATASETS:
         if not any(k[0].startswith(ds + "/") for k in benches):
             continue
@@ -239,6 +485,34 @@ def main():
         met = sum(1 for r in rows if r[4] <= r[5])
         out.append("")
         out.append(f"{met} of {len(rows)} targets met.")
+        out.append("")
+    tensors = load_json(os.path.join(args.target_dir, "kiln-bench", "tensors.json"))
+    framed = load_json(os.path.join(args.target_dir, "kiln-bench", "framed.json"))
+    t_lines, t_rows = tensor_sections(
+        benches, load_throughput(args.target_dir), tensors, load_best(args.target_dir)
+    )
+    f_lines, f_rows = framed_section(benches)
+    if t_lines or f_lines:
+        modes = []
+        for name, info in (("tensors", tensors), ("framed", framed)):
+            if info:
+                modes.append(f"`--bench {name}`: " + ("quick mode" if info.get("quick") else "full criterion settings"))
+        if modes:
+            out.append("Tensor and frame benches, medians from " + "; ".join(modes) + ".")
+            out.append("")
+    out.extend(t_lines)
+    out.extend(f_lines)
+    if t_rows or f_rows:
+        out.append("### Tensor and frame targets")
+        out.append("")
+        out.append("| target | measured | limit | result |")
+        out.append("|---|---|---|---|")
+        for what, measured, limit, ok in t_rows + f_rows:
+            out.append(f"| {what} | {measured} | {limit} | {mark(ok)} |")
+        counted = [r for r in t_rows + f_rows if r[3] is not None]
+        met = sum(1 for r in counted if r[3] is True)
+        out.append("")
+        out.append(f"{met} of {len(counted)} targets met (\"info\" rows are not targets).")
         out.append("")
     out.extend(other_groups(benches))
 

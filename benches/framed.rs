@@ -1,0 +1,159 @@
+//! Framed vs unframed on a 32-byte message: what the 16-byte frame (spec
+//! section 3) and the schema hash check cost per message.
+//!
+//! ```text
+//! cargo bench --bench framed                      # full criterion settings
+//! KILN_BENCH_QUICK=1 cargo bench --bench framed   # quick mode (~15 s)
+//! python3 benches/report.py                       # the markdown tables
+//! ```
+//!
+//! `Tick` encodes to exactly 32 bytes Frozen (48 framed). Bench ids are
+//! `framed/32B/<op>/<who>/<api>`:
+//! * `unframed/*`: `kiln_serde::{to_vec, to_extend, from_slice}`;
+//! * `framed/*`: `kiln_serde::framed::{to_vec, from_slice}`, whose hash
+//!   comes from the global type-text cache (keyed by `TypeId`);
+//! * `framed_schema/*`: the same through a kept `Schema<Tick>` handle;
+//! * `framed_manual/to_extend`: what a buffer-reusing framed serialize costs
+//!   today from the public API (`frame::encode(Some(schema.hash()))` then
+//!   `to_extend`), as the crate has no `framed::to_extend`;
+//! * `framed/32B/parts/*`: the pieces alone (`schema::hash::<Tick>()`,
+//!   `frame::parse`, `frame::encode`).
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::Criterion;
+use kiln_serde::schema::Schema;
+use kiln_serde::{frame, framed};
+use serde::{Deserialize, Serialize};
+
+/// A 32-byte market tick: 8 + 8 + 4 + 4 + 4 + 2 + 2 bytes, no length
+/// prefixes (Frozen structs are positional and fixed-width here).
+#[derive(Serialize, Deserialize, PartialEq, Debug, Clone, Copy)]
+struct Tick {
+    id: u64,
+    ts_ns: u64,
+    price: f32,
+    qty: f32,
+    venue: u32,
+    flags: u16,
+    seq: u16,
+}
+
+const TICK: Tick = Tick {
+    id: 0x0123_4567_89ab_cdef,
+    ts_ns: 1_767_225_600_000_000_000,
+    price: 101.25,
+    qty: 3.5,
+    venue: 7,
+    flags: 0b1010,
+    seq: 4242,
+};
+
+fn quick() -> bool {
+    std::env::var_os("KILN_BENCH_QUICK").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+fn config() -> Criterion {
+    let c = Criterion::default();
+    if quick() {
+        c.sample_size(10)
+            .warm_up_time(Duration::from_millis(200))
+            .measurement_time(Duration::from_millis(500))
+    } else {
+        c
+    }
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"))
+}
+
+fn framed_manual(schema: &Schema<Tick>, buf: &mut Vec<u8>, value: &Tick) {
+    buf.clear();
+    buf.extend_from_slice(&frame::encode(Some(schema.hash())));
+    kiln_serde::to_extend(buf, value).expect("to_extend");
+}
+
+fn main() {
+    let mut c = config().configure_from_args();
+    let schema: Schema<Tick> = Schema::new().expect("trace Tick");
+
+    // Correctness first: sizes, equal framings, round trips.
+    let plain = kiln_serde::to_vec(&TICK).unwrap();
+    assert_eq!(plain.len(), 32, "Tick must encode to 32 bytes");
+    let framed_bytes = framed::to_vec(&TICK).unwrap();
+    assert_eq!(framed_bytes.len(), 48);
+    assert_eq!(&framed_bytes[16..], &plain[..]);
+    assert_eq!(schema.to_vec(&TICK).unwrap(), framed_bytes);
+    let mut manual = vec![0xAA; 3];
+    framed_manual(&schema, &mut manual, &TICK);
+    assert_eq!(manual, framed_bytes);
+    assert_eq!(kiln_serde::from_slice::<Tick>(&plain).unwrap(), TICK);
+    assert_eq!(framed::from_slice::<Tick>(&framed_bytes).unwrap(), TICK);
+    assert_eq!(schema.from_slice(&framed_bytes).unwrap(), TICK);
+    assert_eq!(kiln_serde::schema::hash::<Tick>().unwrap(), schema.hash());
+
+    let mut g = c.benchmark_group("framed/32B/serialize");
+    g.bench_function("unframed/to_vec", |b| {
+        b.iter(|| kiln_serde::to_vec(black_box(&TICK)).unwrap())
+    });
+    g.bench_function("framed/to_vec", |b| {
+        b.iter(|| framed::to_vec(black_box(&TICK)).unwrap())
+    });
+    g.bench_function("framed_schema/to_vec", |b| {
+        b.iter(|| schema.to_vec(black_box(&TICK)).unwrap())
+    });
+    let mut buf = Vec::with_capacity(64);
+    g.bench_function("unframed/to_extend", |b| {
+        b.iter(|| {
+            buf.clear();
+            kiln_serde::to_extend(&mut buf, black_box(&TICK)).unwrap();
+            black_box(buf.len())
+        })
+    });
+    g.bench_function("framed_manual/to_extend", |b| {
+        b.iter(|| {
+            framed_manual(&schema, &mut buf, black_box(&TICK));
+            black_box(buf.len())
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("framed/32B/deserialize");
+    g.bench_function("unframed/from_slice", |b| {
+        b.iter(|| kiln_serde::from_slice::<Tick>(black_box(&plain)).unwrap())
+    });
+    g.bench_function("framed/from_slice", |b| {
+        b.iter(|| framed::from_slice::<Tick>(black_box(&framed_bytes)).unwrap())
+    });
+    g.bench_function("framed_schema/from_slice", |b| {
+        b.iter(|| schema.from_slice(black_box(&framed_bytes)).unwrap())
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("framed/32B/parts");
+    g.bench_function("schema_hash/global_cache", |b| {
+        b.iter(|| kiln_serde::schema::hash::<Tick>().unwrap())
+    });
+    g.bench_function("frame/parse", |b| {
+        b.iter(|| frame::parse(black_box(&framed_bytes)).unwrap())
+    });
+    g.bench_function("frame/encode", |b| {
+        b.iter(|| frame::encode(black_box(Some(schema.hash()))))
+    });
+    g.finish();
+
+    let dir = target_dir().join("kiln-bench");
+    std::fs::create_dir_all(&dir).expect("create target/kiln-bench");
+    let json = serde_json::json!({
+        "quick": quick(),
+        "unframed_bytes": plain.len(),
+        "framed_bytes": framed_bytes.len(),
+    });
+    std::fs::write(dir.join("framed.json"), json.to_string() + "\n").expect("write framed.json");
+    c.final_summary();
+}
