@@ -1,56 +1,13 @@
 //! Hostile lengths never allocate past the bytes that remain (spec 1.4, 6).
 //! A counting global allocator measures peak extra allocation.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use kiln_serde::ErrorCode;
 
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-/// Tests in this binary measure one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-// SAFETY: delegates to the system allocator; only counts bytes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let now = CURRENT.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
-        PEAK.fetch_max(now, Ordering::SeqCst);
-        // SAFETY: same layout contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        CURRENT.fetch_sub(layout.size(), Ordering::SeqCst);
-        // SAFETY: ptr came from System.alloc with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size > layout.size() {
-            let now = CURRENT.fetch_add(new_size - layout.size(), Ordering::SeqCst) + new_size
-                - layout.size();
-            PEAK.fetch_max(now, Ordering::SeqCst);
-        } else {
-            CURRENT.fetch_sub(layout.size() - new_size, Ordering::SeqCst);
-        }
-        // SAFETY: forwarded unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Peak bytes allocated above the starting level while `f` runs.
-fn peak_during<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    let base = CURRENT.load(Ordering::SeqCst);
-    PEAK.store(base, Ordering::SeqCst);
-    let r = f();
-    (r, PEAK.load(Ordering::SeqCst) - base)
-}
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{peak_during, SERIAL};
 
 const MIB: usize = 1 << 20;
 
