@@ -7,7 +7,12 @@
 #
 #   bash benches/callgrind.sh                      # the default table
 #   bash benches/callgrind.sh "log mesh" "de" "kiln bincode1"
+#   ITERS=1000 bash benches/callgrind.sh tick32 "ser serw de" "kiln framed framed_schema"
+#   ITERS=10 bash benches/callgrind.sh tensors1000 "write view" "kiln memcpy safetensors"
 #
+# ITERS (default 1): iterations of the counted run; the table shows
+# (count(ITERS) - count(0)) / ITERS, in millions (M) when ITERS is 1, else
+# in instructions. A combination the driver does not have shows "—".
 # Needs valgrind. Prints a markdown table; raw callgrind files stay in
 # target/kiln-bench/callgrind/ for callgrind_annotate.
 set -euo pipefail
@@ -26,10 +31,12 @@ for line in sys.stdin:
 out=${CARGO_TARGET_DIR:-target}/kiln-bench/callgrind
 mkdir -p "$out"
 
-count() { # dataset op format iters -> instructions inside work()
+iters=${ITERS:-1}
+
+count() { # dataset op format iters -> instructions inside work(); empty on failure
   local f="$out/$1.$2.$3.$4.out"
   valgrind --tool=callgrind --callgrind-out-file="$f" --collect-atstart=no \
-    --toggle-collect='profile::work*' "$exe" "$1" "$2" "$3" "$4" >/dev/null 2>&1
+    --toggle-collect='profile::work*' "$exe" "$1" "$2" "$3" "$4" >/dev/null 2>&1 || return 0
   callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ && !done {gsub(",", "", $1); print $1; done = 1}'
 }
 
@@ -41,9 +48,12 @@ for ds in $datasets; do
     row="| $ds | $op |"
     for fmt in $formats; do
       if [[ $op == serw && $fmt == bitcode ]]; then row="$row — |"; continue; fi
-      one=$(count "$ds" "$op" "$fmt" 1)
+      one=$(count "$ds" "$op" "$fmt" "$iters")
       zero=$(count "$ds" "$op" "$fmt" 0)
-      row="$row $(python3 -c "print(f'{($one - $zero) / 1e6:.2f} M')") |"
+      if [[ -z $one || -z $zero ]]; then row="$row — |"; continue; fi
+      row="$row $(python3 -c "
+d = ($one - $zero) / $iters
+print(f'{d / 1e6:.2f} M' if $iters == 1 else f'{d:,.1f}')") |"
     done
     echo "$row"
   done

@@ -453,7 +453,7 @@ def main():
 
     benches = load_benches(args.target_dir)
     if not benches:
-        sys.exit(f"no criterion results under {args.target_dir}/criterion: run `cargo bench --bench serde` first")
+        sys.exit(f"no criterion results under {args.target_dir}/criterion: run `cargo bench --bench serde` (or `--bench tensors`, `--bench framed`) first")
     sizes = load_json(os.path.join(args.target_dir, "kiln-bench", "sizes.json"))
     run = load_json(os.path.join(args.target_dir, "kiln-bench", "run.json"))
     m = machine()

@@ -416,31 +416,9 @@ fn main() {
 }
 
 // ---------------------------------------------------------------------------
-// TODO(tensors): `benches/tensors.rs` (+ `[[bench]] name = "tensors"`), once
-// the tensor directory API lands on main. Plan, all in one run:
-//
-// 1. small: 1,000 f32 tensors of 4 KiB each (names "t0000".."t0999", shape
-//    [1024]). Bench "tensors/small/write/kiln" (build the directory + encode
-//    into a reused Vec), "tensors/small/write/safetensors"
-//    (`safetensors::serialize(views, &None)`), and ".../memcpy" (copying the
-//    4 MiB of payload alone, the floor). Record both encoded sizes.
-// 2. large: 8 f32 tensors totalling 256 MiB (32 MiB each). Same three
-//    writers; throughput in bytes (`Throughput::Bytes(256 MiB)`); flat
-//    sampling, sample_size(10) even outside quick mode.
-// 3. read = validate + view: "tensors/{small,large}/view/kiln" (validate the
-//    block and get every tensor's &[f32] view) vs
-//    "tensors/{small,large}/view/safetensors"
-//    (`safetensors::SafeTensors::deserialize(&bytes)` then `.tensor(name)`
-//    for every name).
-// 4. view time must be flat in payload size: one tensor of 1 MiB vs one of
-//    1 GiB, "tensors/view_flat/kiln/{1MiB,1GiB}" (validate + view only; the
-//    1 GiB buffer is built once, outside the timing, and reused). Report the
-//    ratio; the target is ~1x.
-// Add `safetensors` as a dev-dependency; report.py already picks up any
-// group named `tensors/...` (it prints unknown groups in a raw table).
-//
-// TODO(framed): framed vs unframed on a 32-byte message, once the framed API
-// lands: a struct that encodes to exactly 32 bytes Frozen; bench
-// "framed/32B/serialize/{unframed,framed}" and
-// "framed/32B/deserialize/{unframed,framed}" (framed = frame header + hash
-// check on decode), so the per-message cost of the frame is visible in ns.
+// Tensor directories and framed values have their own benches:
+// `benches/tensors.rs` (1,000 x 4 KiB and 8 x 32 MiB f32 tensors: write vs
+// `safetensors::serialize` and memcpy, validate + view vs
+// `SafeTensors::deserialize`, view time for 1 MiB vs 1 GiB) and
+// `benches/framed.rs` (framed vs unframed on a 32-byte message). Both honour
+// `KILN_BENCH_QUICK=1`; `benches/report.py` prints their tables and targets.
