@@ -55,6 +55,7 @@ pub struct FrameHeader {
 
 impl FrameHeader {
     /// A version 2 Frozen header with an optional schema hash.
+    #[inline]
     pub const fn new(hash: Option<u64>) -> Self {
         FrameHeader {
             version: VERSION,
@@ -66,6 +67,7 @@ impl FrameHeader {
 
     /// The 16 bytes of this header. Bit 0 of the flags byte is written from
     /// `hash` (set when it is `Some`), the other flag bits as they are.
+    #[inline]
     pub fn encode(&self) -> [u8; FRAME_LEN] {
         let mut out = [0u8; FRAME_LEN];
         out[..4].copy_from_slice(&MAGIC);
@@ -171,6 +173,7 @@ fn parse16(h: &[u8; FRAME_LEN]) -> Result<FrameHeader> {
 /// let bytes = kiln_serde::frame::encode(None);
 /// assert_eq!(bytes, *b"KILN\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00");
 /// ```
+#[inline]
 pub fn encode(hash: Option<u64>) -> [u8; FRAME_LEN] {
     FrameHeader::new(hash).encode()
 }

@@ -85,9 +85,11 @@
 //! [`TENSORS_TOKEN`]: crate::tensors::TENSORS_TOKEN
 
 use std::any::{type_name, TypeId};
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use serde::de::value::{BorrowedBytesDeserializer, U32Deserializer};
@@ -183,8 +185,54 @@ pub fn type_text<T: DeserializeOwned + 'static>() -> Result<String> {
 /// assert_eq!(kiln_serde::schema::hash::<Point>().unwrap(), 0x5e8fcc49ab06d825);
 /// ```
 pub fn hash<T: DeserializeOwned + 'static>() -> Result<u64> {
-    cached::<T>().map(|(_, h)| h)
+    // A per-thread last hit (no lock, no hashing, no Arc), checked
+    // against a generation bumped by register_type_text; then the map,
+    // copying the u64 out without cloning the Arc.
+    let id = TypeId::of::<T>();
+    let gen = GENERATION.load(Ordering::Acquire);
+    if let Some((i, h, g)) = LAST.with(Cell::get) {
+        if i == id && g == gen {
+            return Ok(h);
+        }
+    }
+    let hit = match cache()
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&id)
+    {
+        Some(Cached::Ok(_, h)) => Some(*h),
+        _ => None,
+    };
+    let h = match hit {
+        Some(h) => h,
+        None => cached::<T>()?.1,
+    };
+    LAST.with(|c| c.set(Some((id, h, gen))));
+    Ok(h)
 }
+
+thread_local! {
+    static LAST: Cell<Option<(TypeId, u64, u64)>> = const { Cell::new(None) };
+}
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// `TypeId` is already a hash: no SipHash over it.
+#[derive(Default)]
+struct TypeIdHasher(u64);
+impl std::hash::Hasher for TypeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+type IdMap = HashMap<TypeId, Cached, std::hash::BuildHasherDefault<TypeIdHasher>>;
 
 /// The canonical type text of a type that may borrow from the input
 /// (`Foo<'de>` with `&'de str` fields). Not cached: it traces on every call,
@@ -236,6 +284,7 @@ pub fn register_type_text<T: ?Sized + 'static>(text: impl Into<String>) {
         .write()
         .unwrap_or_else(PoisonError::into_inner)
         .insert(TypeId::of::<T>(), Cached::Ok(text, h));
+    GENERATION.fetch_add(1, Ordering::Release);
 }
 
 /// A computed type text and hash for `T`, to keep and reuse.
@@ -326,9 +375,9 @@ enum Cached {
     Err(ErrorCode, String),
 }
 
-fn cache() -> &'static RwLock<HashMap<TypeId, Cached>> {
-    static CACHE: OnceLock<RwLock<HashMap<TypeId, Cached>>> = OnceLock::new();
-    CACHE.get_or_init(|| RwLock::new(HashMap::new()))
+fn cache() -> &'static RwLock<IdMap> {
+    static CACHE: OnceLock<RwLock<IdMap>> = OnceLock::new();
+    CACHE.get_or_init(|| RwLock::new(IdMap::default()))
 }
 
 fn from_cached(c: &Cached) -> Result<(Arc<str>, u64)> {

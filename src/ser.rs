@@ -186,12 +186,13 @@ pub(crate) fn to_vec<T: ?Sized + Serialize>(value: &T, opts: &Options) -> Result
 
 /// Serializes into a new `Vec` that starts with `prefix` (a frame header);
 /// error offsets count the prefix, the size limit does not.
-pub(crate) fn to_vec_prefixed<T: ?Sized + Serialize>(
-    prefix: &[u8],
+pub(crate) fn to_vec_prefixed<T: ?Sized + Serialize, const N: usize>(
+    prefix: &[u8; N],
     value: &T,
     opts: &Options,
 ) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(64 + prefix.len());
+    // A fixed-size prefix is two stores, not a memcpy call.
+    let mut out = Vec::with_capacity(64 + N);
     out.extend_from_slice(prefix);
     let mut ser = Serializer::with_sink(out, Sink::None, opts);
     ser.prefix = prefix.len() as u64;

@@ -35,6 +35,9 @@ pub struct Layout {
     payload_bytes: u64,
     /// Per tensor heap offsets; empty when the heap is empty.
     heap_index: Vec<HeapRef>,
+    /// Indices of the named tensors sorted by name bytes (the
+    /// duplicate check sorts them anyway), for a binary-search `by_name`.
+    pub(crate) by_name: Vec<u32>,
 }
 
 impl Layout {
@@ -79,6 +82,7 @@ impl Layout {
             payload_start: 64,
             payload_bytes: 0,
             heap_index: Vec::new(),
+            by_name: Vec::new(),
         }
     }
 
@@ -296,7 +300,7 @@ pub(crate) fn check_meta(buf: &[u8], avail: u64, opts: &Options, checks: Checks)
     let heap_start = meta_end_us
         .checked_sub(h.heap_bytes as usize)
         .ok_or_else(too_long)?;
-    let heap_index = check_heap(buf, count, heap_start, h.heap_bytes, checks)?;
+    let (heap_index, by_name) = check_heap(buf, count, heap_start, h.heap_bytes, checks)?;
     if let Some(pad) = buf.get(meta_end_us..p) {
         if let Some(k) = first_nonzero(pad) {
             return Err(ty(
@@ -313,6 +317,7 @@ pub(crate) fn check_meta(buf: &[u8], avail: u64, opts: &Options, checks: Checks)
         payload_start: p,
         payload_bytes: h.payload_bytes,
         heap_index,
+        by_name,
     })
 }
 
@@ -646,9 +651,9 @@ fn check_heap(
     heap_start: usize,
     heap_bytes: u32,
     checks: Checks,
-) -> Result<Vec<HeapRef>> {
+) -> Result<(Vec<HeapRef>, Vec<u32>)> {
     if heap_bytes == 0 {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
     let oob = |at: usize| ty(at as u64, "name past the heap");
     // The count is backed by 128 bytes per descriptor already in `buf`.
@@ -742,7 +747,8 @@ fn check_heap(
         slot.layout = u32::try_from(cursor - heap_start).unwrap_or(u32::MAX);
         cursor = end;
     }
-    Ok(index)
+    let by_name = names.iter().map(|&(_, i)| i).collect();
+    Ok((index, by_name))
 }
 
 /// Step 3, last: the payload gaps and the unused high nibble of an odd

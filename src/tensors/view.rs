@@ -169,16 +169,18 @@ impl<'a> TensorsView<'a> {
         if name.is_empty() || self.layout.heap_bytes() == 0 {
             return None;
         }
+        // Binary search over the indices sorted by name.
         let heap = self.layout.heap_start();
-        (0..self.layout.count()).find_map(|i| {
-            let d = RawDesc::read(self.block, i)?;
-            let n = slice(self.block, heap, self.layout.heap_ref(i).name, d.name_len)?;
-            if n == name.as_bytes() {
-                self.get(i as usize)
-            } else {
-                None
-            }
-        })
+        let sorted = &self.layout.by_name;
+        let k = sorted
+            .binary_search_by(|&i| {
+                let n = RawDesc::read(self.block, i)
+                    .and_then(|d| slice(self.block, heap, self.layout.heap_ref(i).name, d.name_len))
+                    .unwrap_or(&[]);
+                n.cmp(name.as_bytes())
+            })
+            .ok()?;
+        self.get(*sorted.get(k)? as usize)
     }
 
     /// The tensors in descriptor order.
