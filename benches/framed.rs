@@ -21,9 +21,7 @@
 
 use std::hint::black_box;
 use std::path::PathBuf;
-use std::time::Duration;
 
-use criterion::Criterion;
 use kiln_serde::schema::Schema;
 use kiln_serde::{frame, framed};
 use serde::{Deserialize, Serialize};
@@ -51,20 +49,8 @@ const TICK: Tick = Tick {
     seq: 4242,
 };
 
-fn quick() -> bool {
-    std::env::var_os("KILN_BENCH_QUICK").is_some_and(|v| !v.is_empty() && v != "0")
-}
-
-fn config() -> Criterion {
-    let c = Criterion::default();
-    if quick() {
-        c.sample_size(10)
-            .warm_up_time(Duration::from_millis(200))
-            .measurement_time(Duration::from_millis(500))
-    } else {
-        c
-    }
-}
+mod quick;
+use quick::{config, quick};
 
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")

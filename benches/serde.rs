@@ -24,7 +24,6 @@
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode};
@@ -252,22 +251,8 @@ macro_rules! each_format {
 // ---------------------------------------------------------------------------
 // Settings.
 
-/// `KILN_BENCH_QUICK=1`: short criterion settings for a whole-suite run in a
-/// few minutes (noisier numbers; label them as quick-mode numbers).
-fn quick() -> bool {
-    std::env::var_os("KILN_BENCH_QUICK").is_some_and(|v| !v.is_empty() && v != "0")
-}
-
-fn config() -> Criterion {
-    let c = Criterion::default();
-    if quick() {
-        c.sample_size(10)
-            .warm_up_time(Duration::from_millis(200))
-            .measurement_time(Duration::from_millis(500))
-    } else {
-        c
-    }
-}
+mod quick;
+use quick::{config, quick};
 
 fn group<'c>(c: &'c mut Criterion, name: String) -> BenchmarkGroup<'c, WallTime> {
     let mut g = c.benchmark_group(name);

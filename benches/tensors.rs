@@ -37,7 +37,6 @@
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput};
@@ -53,20 +52,8 @@ const GIB: usize = 1024 * MIB;
 // ---------------------------------------------------------------------------
 // Settings (the same quick mode as benches/serde.rs).
 
-fn quick() -> bool {
-    std::env::var_os("KILN_BENCH_QUICK").is_some_and(|v| !v.is_empty() && v != "0")
-}
-
-fn config() -> Criterion {
-    let c = Criterion::default();
-    if quick() {
-        c.sample_size(10)
-            .warm_up_time(Duration::from_millis(200))
-            .measurement_time(Duration::from_millis(500))
-    } else {
-        c
-    }
-}
+mod quick;
+use quick::{config, quick};
 
 /// A group; `heavy` groups (one iteration takes tens of milliseconds) use
 /// flat sampling and 10 samples even outside quick mode.
