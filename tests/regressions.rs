@@ -138,3 +138,27 @@ fn tensors_stream_reports_missing_descriptors_before_payload_overflow() {
     let r = kiln_serde::from_reader::<_, Rec>(&whole[..]).unwrap_err();
     assert_eq!((r.code(), r.offset()), (ErrorCode::Eof, Some(17)), "{r}");
 }
+
+/// Reported by the fuzzing session: `Tensors::read_from` must order a
+/// missing descriptor table before a payload-size overflow (spec 7 step 1),
+/// as `validate` and `from_reader` do: EOF at the count field, byte 8.
+#[test]
+fn read_from_reports_missing_descriptors_before_payload_overflow() {
+    let mut b = Vec::from(*b"KDIR");
+    b.extend_from_slice(&2u16.to_le_bytes());
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.extend_from_slice(&128u32.to_le_bytes()); // 128 descriptors, none follow
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b.extend_from_slice(&u64::MAX.to_le_bytes()); // P + payload_bytes overflows
+    b.extend_from_slice(&0u64.to_le_bytes());
+    let slice = kiln_serde::tensors::validate(&b, &Default::default()).unwrap_err();
+    let stream = kiln_serde::Tensors::read_from(&mut &b[..], &Default::default()).unwrap_err();
+    assert_eq!(
+        (slice.code(), slice.offset()),
+        (kiln_serde::ErrorCode::Eof, Some(8))
+    );
+    assert_eq!(
+        (stream.code(), stream.offset()),
+        (slice.code(), slice.offset())
+    );
+}

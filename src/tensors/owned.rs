@@ -96,7 +96,22 @@ impl Tensors {
             .as_slice()
             .try_into()
             .map_err(|_| Error::at(ErrorCode::Eof, 0, "short directory header"))?;
-        let (meta_end, block_len) = header_lens(&header, opts)?;
+        let (meta_end, block_len) = match header_lens(&header, opts) {
+            Ok(lens) => lens,
+            Err(e) if e.code() == ErrorCode::Eof => {
+                // `P + payload_bytes` overflows: spec 7 step 1 first checks
+                // that the descriptors and heap are there (EOF at the count).
+                let word = |at: usize| {
+                    let mut w = [0u8; 4];
+                    w.copy_from_slice(&header[at..at + 4]);
+                    u64::from(u32::from_le_bytes(w))
+                };
+                buf.read_exact_from(r, 128 * word(8) + word(12))
+                    .map_err(|e| map(e, H_COUNT, "descriptors or name heap"))?;
+                return Err(e);
+            }
+            Err(e) => return Err(e),
+        };
         buf.read_exact_from(r, meta_end.saturating_sub(HEADER_LEN as u64))
             .map_err(|e| map(e, H_COUNT, "descriptors or name heap"))?;
         buf.read_exact_from(r, block_len.saturating_sub(meta_end))
