@@ -480,3 +480,41 @@ fn trailing_bytes_past_a_total_limit_are_still_trailing() {
     let err = opts.from_slice::<u8>(&[5, 6]).unwrap_err();
     assert_eq!((err.code(), err.offset()), (ErrorCode::Trailing, Some(1)));
 }
+
+/// Spec 2: a count is a u32; an encoder given a longer seq or map fails
+/// with LIMIT (checked on the announced length, before any element).
+#[test]
+fn counts_above_the_wire_maximum_are_limit_on_encode() {
+    const TOO_MANY: usize = u32::MAX as usize + 1;
+    struct Seq;
+    impl Serialize for Seq {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeSeq;
+            s.serialize_seq(Some(TOO_MANY))?.end()
+        }
+    }
+    struct Map;
+    impl Serialize for Map {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeMap;
+            s.serialize_map(Some(TOO_MANY))?.end()
+        }
+    }
+    for err in [
+        kiln_serde::to_vec(&Seq).unwrap_err(),
+        kiln_serde::to_vec(&Map).unwrap_err(),
+        kiln_serde::to_writer(std::io::sink(), &Seq).unwrap_err(),
+        kiln_serde::serialized_size(&Map).unwrap_err(),
+    ] {
+        assert_eq!(err.code(), ErrorCode::Limit, "{err}");
+    }
+    // The largest count the wire carries is still accepted.
+    struct Max;
+    impl Serialize for Max {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeSeq;
+            s.serialize_seq(Some(u32::MAX as usize))?.end()
+        }
+    }
+    assert_eq!(kiln_serde::to_vec(&Max).unwrap(), [0xff; 4]);
+}
