@@ -10,6 +10,8 @@
 use std::fmt;
 use std::io;
 
+use crate::thin_box::ThinBox;
+
 /// A `Result` whose error is [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -81,7 +83,7 @@ struct ErrorImpl {
 /// `Display` reads like `TYPE at byte 12: option tag 0x07 is not 0 or 1`.
 #[derive(thiserror::Error)]
 #[error("{}", DisplayImpl(self))]
-pub struct Error(Box<ErrorImpl>);
+pub struct Error(ThinBox<ErrorImpl>);
 
 struct DisplayImpl<'a>(&'a Error);
 
@@ -105,7 +107,7 @@ impl Error {
     /// A new error with a code, an optional byte offset and a message.
     #[cold]
     pub fn new(code: ErrorCode, offset: Option<u64>, message: impl Into<String>) -> Self {
-        Error(Box::new(ErrorImpl {
+        Error(ThinBox::new(ErrorImpl {
             code,
             offset,
             message: message.into(),
@@ -137,7 +139,7 @@ impl Error {
     /// Wraps an I/O error, with the offset where it happened when known.
     #[cold]
     pub fn io(err: io::Error, offset: Option<u64>) -> Self {
-        Error(Box::new(ErrorImpl {
+        Error(ThinBox::new(ErrorImpl {
             code: ErrorCode::Io,
             offset,
             message: err.to_string(),
@@ -167,7 +169,7 @@ impl Error {
 
     /// Takes the underlying I/O error out, if this is an I/O error.
     pub fn into_io_error(self) -> Option<io::Error> {
-        self.0.io
+        self.0.into_box().io
     }
 
     /// True when this is an end-of-input condition: the spec's EOF, or an I/O
@@ -278,7 +280,8 @@ mod tests {
     fn error_is_small_and_thread_safe() {
         fn assert_send_sync<T: Send + Sync + 'static + std::error::Error>() {}
         assert_send_sync::<Error>();
-        assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
+        assert_eq!(std::mem::size_of::<Error>(), 8);
+        assert_eq!(std::mem::align_of::<Error>(), 4);
     }
 
     #[test]
