@@ -314,11 +314,11 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let (r, at) = self.bytes_value()?;
         match r {
-            Reference::Borrowed(b) => match std::str::from_utf8(b) {
+            Reference::Borrowed(b) => match crate::raw::str_from_utf8(b) {
                 Ok(s) => visitor.visit_borrowed_str(s),
                 Err(e) => Err(Deserializer::<R>::utf8_error(at, e)),
             },
-            Reference::Copied(b) => match std::str::from_utf8(b) {
+            Reference::Copied(b) => match crate::raw::str_from_utf8(b) {
                 Ok(s) => visitor.visit_str(s),
                 Err(e) => Err(Deserializer::<R>::utf8_error(at, e)),
             },

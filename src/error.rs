@@ -10,7 +10,7 @@
 use std::fmt;
 use std::io;
 
-use crate::thin_box::ThinBox;
+use crate::raw::ThinBox;
 
 /// A `Result` whose error is [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -45,12 +45,12 @@ pub mod error;
 pub mod frame;
 pub mod framed;
 pub mod options;
+#[allow(unsafe_code)]
+mod raw;
 pub mod read;
 pub mod schema;
 pub mod ser;
 pub mod tensors;
-#[allow(unsafe_code)]
-mod thin_box;
 pub use tensors::{Dtype, Tensors, TensorsBuilder, TensorsView};
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};

@@ -1,0 +1,193 @@
+//! All of the crate's `unsafe` code, two pieces, each there for a measured
+//! reason (BENCHMARKS.md, "Where kiln loses, and what fixes it"), each block
+//! with a `// SAFETY:` comment and unit tests below.
+//!
+//! 1. [`ThinBox<T>`]: an owned heap value whose pointer is stored as two
+//!    `u32` halves, so the handle has the alignment of a `u32` (4) instead
+//!    of a pointer's (8). [`Error`](crate::Error) used to be a plain `Box`.
+//!    In a `Result<Option<T>, Error>` (what serde's `SeqAccess::next_element`
+//!    returns for every struct field and element) the box pointer then sat
+//!    on bytes 8..16 of `T`. When those bytes are two `f32` fields
+//!    (`Vector3 { x, y, z }`), LLVM could not split the slot: it kept it in
+//!    memory, wrote the two floats and read them back as one 8-byte value, a
+//!    store-forwarding stall on every element (perf: 85% of the `mesh`
+//!    decode samples on the instruction after that load; 2.6x postcard's
+//!    time, whose error is one byte). With the pointer in two 4-byte halves
+//!    the error overlaps only whole 4-byte fields, which LLVM keeps in
+//!    registers: `mesh` decode went from 5.9 ms to 2.7 ms.
+//! 2. [`str_from_utf8`]: ASCII strings become `&str` after a word-at-a-time
+//!    high-bit check instead of the UTF-8 state machine, which cost half of
+//!    the instructions of the borrowed `log` decode (40,000 short strings).
+//!
+//! Miri cannot run here (stable toolchain only); the tests below are what
+//! it would run.
+
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
+
+/// An owned `T` on the heap, behind a 4-byte-aligned handle.
+pub(crate) struct ThinBox<T> {
+    lo: u32,
+    hi: u32,
+    _owns: PhantomData<Box<T>>,
+}
+
+// SAFETY: a `ThinBox<T>` owns its `T` exactly as a `Box<T>` does (one
+// owner, freed once in `drop`), so it may cross threads when `T` may.
+unsafe impl<T: Send> Send for ThinBox<T> {}
+// SAFETY: `&ThinBox<T>` only hands out `&T` (as `&Box<T>` does).
+unsafe impl<T: Sync> Sync for ThinBox<T> {}
+
+impl<T> ThinBox<T> {
+    /// Moves `value` to the heap.
+    pub(crate) fn new(value: T) -> Self {
+        let addr = Box::into_raw(Box::new(value)).expose_provenance() as u64;
+        ThinBox {
+            lo: addr as u32,
+            hi: (addr >> 32) as u32,
+            _owns: PhantomData,
+        }
+    }
+
+    #[inline]
+    fn ptr(&self) -> *mut T {
+        let addr = (u64::from(self.hi) << 32) | u64::from(self.lo);
+        // `addr` came from `Box::into_raw` in `new`, so it fits in usize.
+        std::ptr::with_exposed_provenance_mut(addr as usize)
+    }
+
+    /// Takes the value back as a `Box`.
+    pub(crate) fn into_box(self) -> Box<T> {
+        let this = ManuallyDrop::new(self);
+        // SAFETY: the pointer came from `Box::into_raw` in `new` (its
+        // provenance was exposed there), and `this` is never dropped, so the
+        // box is rebuilt exactly once.
+        unsafe { Box::from_raw(this.ptr()) }
+    }
+}
+
+impl<T> std::ops::Deref for ThinBox<T> {
+    type Target = T;
+
+    #[inline]
+    fn deref(&self) -> &T {
+        // SAFETY: the pointer is a live, aligned `T` from `Box::into_raw`
+        // in `new`; it is freed only by `drop`/`into_box`, which need the
+        // `ThinBox` by value, so it outlives this borrow of `self`.
+        unsafe { &*self.ptr() }
+    }
+}
+
+impl<T> std::ops::DerefMut for ThinBox<T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: as in `deref`, and `&mut self` makes this the only borrow.
+        unsafe { &mut *self.ptr() }
+    }
+}
+
+impl<T> Drop for ThinBox<T> {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from `Box::into_raw` in `new`; `drop` runs
+        // once and `into_box` skips it, so the box is freed exactly once.
+        drop(unsafe { Box::from_raw(self.ptr()) });
+    }
+}
+
+/// `bytes` as a `&str`: ASCII checked word by word (no UTF-8 state
+/// machine), anything else through `std::str::from_utf8`.
+#[inline]
+pub(crate) fn str_from_utf8(bytes: &[u8]) -> Result<&str, std::str::Utf8Error> {
+    if is_ascii(bytes) {
+        // SAFETY: `is_ascii` checked that every byte is below 0x80, and a
+        // string of ASCII bytes is valid UTF-8.
+        Ok(unsafe { std::str::from_utf8_unchecked(bytes) })
+    } else {
+        std::str::from_utf8(bytes)
+    }
+}
+
+/// True when no byte has its high bit set. Branch-light for short strings:
+/// whole 8-byte words, then the last 8 bytes again (overlapping), instead
+/// of a byte loop for the tail. Safe code; the `unsafe` above relies on it.
+#[inline]
+pub(crate) fn is_ascii(bytes: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    if let Some(last) = bytes.last_chunk::<8>() {
+        let mut acc = u64::from_le_bytes(*last);
+        let mut rest = bytes;
+        while let Some((word, tail)) = rest.split_first_chunk::<8>() {
+            acc |= u64::from_le_bytes(*word);
+            rest = tail;
+        }
+        acc & HIGH == 0
+    } else if let (Some(first), Some(last)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        (u32::from_le_bytes(*first) | u32::from_le_bytes(*last)) & 0x8080_8080 == 0
+    } else {
+        bytes.iter().all(|b| *b < 0x80)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{str_from_utf8, ThinBox};
+
+    #[test]
+    fn holds_reads_writes_and_frees() {
+        let mut b = ThinBox::new(String::from("kiln"));
+        assert_eq!(&*b, "kiln");
+        b.push_str("_serde");
+        assert_eq!(&*b, "kiln_serde");
+        assert_eq!(*b.into_box(), "kiln_serde");
+        let v: Vec<ThinBox<Vec<u8>>> = (0..64).map(|i| ThinBox::new(vec![i; 100])).collect();
+        assert!(v
+            .iter()
+            .enumerate()
+            .all(|(i, b)| b.len() == 100 && b[0] == i as u8));
+    }
+
+    #[test]
+    fn handle_is_two_u32s() {
+        assert_eq!(std::mem::align_of::<ThinBox<u64>>(), 4);
+        assert_eq!(std::mem::size_of::<ThinBox<u64>>(), 8);
+    }
+
+    #[test]
+    fn ascii_check_agrees_with_std_at_every_length_and_position() {
+        for len in 0..80 {
+            let ascii: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(super::is_ascii(&ascii), "len {len}");
+            assert_eq!(str_from_utf8(&ascii).unwrap().as_bytes(), &ascii[..]);
+            for pos in 0..len {
+                let mut high = ascii.clone();
+                high[pos] = 0x80;
+                assert!(!super::is_ascii(&high), "len {len} pos {pos}");
+                assert!(str_from_utf8(&high).is_err(), "lone continuation byte");
+                let mut utf8 = ascii.clone();
+                utf8.splice(pos..=pos, "é".bytes());
+                assert!(!super::is_ascii(&utf8));
+                assert_eq!(
+                    str_from_utf8(&utf8).unwrap(),
+                    std::str::from_utf8(&utf8).unwrap()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn utf8_errors_are_std_errors() {
+        let bad: Vec<u8> = [&b"abc"[..], &[0xff, 0xfe], &b"defghijk"[..]].concat();
+        let e = str_from_utf8(&bad).unwrap_err();
+        assert_eq!(e, std::str::from_utf8(&bad).unwrap_err());
+        assert_eq!(e.valid_up_to(), 3);
+    }
+
+    #[test]
+    fn crosses_threads() {
+        let b = ThinBox::new(vec![1u32, 2, 3]);
+        let sum = std::thread::spawn(move || b.iter().sum::<u32>())
+            .join()
+            .unwrap();
+        assert_eq!(sum, 6);
+    }
+}
