@@ -103,14 +103,20 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     #[inline]
     fn enter(&mut self, at: u64) -> Result<()> {
         if self.depth >= self.opts.max_depth {
-            return Err(Error::at_fmt(
-                ErrorCode::Limit,
-                at,
-                format_args!("nesting deeper than the depth cap {}", self.opts.max_depth),
-            ));
+            return Err(self.too_deep(at));
         }
         self.depth += 1;
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self, at: u64) -> Error {
+        Error::at_fmt(
+            ErrorCode::Limit,
+            at,
+            format_args!("nesting deeper than the depth cap {}", self.opts.max_depth),
+        )
     }
 
     /// A seq/map count, checked against the count cap.

@@ -183,8 +183,11 @@ impl Error {
                 .is_some_and(|e| e.kind() == io::ErrorKind::UnexpectedEof)
     }
 
-    /// Sets the offset if none is known yet.
+    /// Sets the offset if none is known yet. Out of line: it sits on every
+    /// error path of the decoder, and inlined copies made the derived
+    /// `deserialize` of small structs too big for LLVM to inline.
     #[cold]
+    #[inline(never)]
     pub(crate) fn or_offset(mut self, offset: u64) -> Self {
         if self.0.offset.is_none() {
             self.0.offset = Some(offset);
@@ -282,6 +285,7 @@ mod tests {
         assert_send_sync::<Error>();
         assert_eq!(std::mem::size_of::<Error>(), 8);
         assert_eq!(std::mem::align_of::<Error>(), 4);
+        assert_eq!(std::mem::size_of::<Result<()>>(), 8);
     }
 
     #[test]

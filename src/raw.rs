@@ -2,19 +2,24 @@
 //! reason (BENCHMARKS.md, "Where kiln loses, and what fixes it"), each block
 //! with a `// SAFETY:` comment and unit tests below.
 //!
-//! 1. [`ThinBox<T>`]: an owned heap value whose pointer is stored as two
-//!    `u32` halves, so the handle has the alignment of a `u32` (4) instead
-//!    of a pointer's (8). [`Error`](crate::Error) used to be a plain `Box`.
-//!    In a `Result<Option<T>, Error>` (what serde's `SeqAccess::next_element`
-//!    returns for every struct field and element) the box pointer then sat
-//!    on bytes 8..16 of `T`. When those bytes are two `f32` fields
-//!    (`Vector3 { x, y, z }`), LLVM could not split the slot: it kept it in
-//!    memory, wrote the two floats and read them back as one 8-byte value, a
-//!    store-forwarding stall on every element (perf: 85% of the `mesh`
-//!    decode samples on the instruction after that load; 2.6x postcard's
-//!    time, whose error is one byte). With the pointer in two 4-byte halves
-//!    the error overlaps only whole 4-byte fields, which LLVM keeps in
-//!    registers: `mesh` decode went from 5.9 ms to 2.7 ms.
+//! 1. [`ThinBox<T>`]: an owned heap value whose address is stored as a
+//!    `NonZeroU64` in a `repr(packed(4))` struct, so the handle has the
+//!    alignment of a `u32` (4) instead of a pointer's (8) and still a niche
+//!    (`Result<(), Error>` stays 8 bytes, one register). [`Error`](crate::Error)
+//!    used to be a plain `Box`. In a `Result<Option<T>, Error>` (what
+//!    serde's `SeqAccess::next_element` returns for every struct field and
+//!    element) the box pointer then sat on bytes 8..16 of `T`. When those
+//!    bytes are two `f32` fields (`Vector3 { x, y, z }`), LLVM could not
+//!    split the slot: it kept it in memory, wrote the two floats and read
+//!    them back as one 8-byte value, a store-forwarding stall on every
+//!    element (perf: 85% of the `mesh` decode samples on the instruction
+//!    after that load; 2.6x postcard's time, whose error is one byte). At
+//!    offset 4 the handle no longer pairs two floats: `mesh` decode went
+//!    from 5.9 ms to 2.3-2.8 ms. Two variants measured worse: two `u32`
+//!    halves without a niche (`Result<(), Error>` grew to 12 bytes: +4-15%
+//!    serializer instructions) and a `NonZeroU32` low half (the niche let
+//!    `Result<f32, Error>` pack into 8 bytes and LLVM stopped inlining the
+//!    derived `Vector3::deserialize`: 2x the decode instructions).
 //! 2. [`str_from_utf8`]: ASCII strings become `&str` after a word-at-a-time
 //!    high-bit check instead of the UTF-8 state machine, which cost half of
 //!    the instructions of the borrowed `log` decode (40,000 short strings).
@@ -25,10 +30,12 @@
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 
-/// An owned `T` on the heap, behind a 4-byte-aligned handle.
+/// An owned `T` on the heap, behind a 4-byte-aligned handle. `addr` is the
+/// address with bit 0 set (the `T`s here are 8-aligned, so bit 0 of the
+/// real address is free; checked at compile time in `new`).
+#[repr(C, packed(4))]
 pub(crate) struct ThinBox<T> {
-    lo: u32,
-    hi: u32,
+    addr: std::num::NonZeroU64,
     _owns: PhantomData<Box<T>>,
 }
 
@@ -41,19 +48,24 @@ unsafe impl<T: Sync> Sync for ThinBox<T> {}
 impl<T> ThinBox<T> {
     /// Moves `value` to the heap.
     pub(crate) fn new(value: T) -> Self {
-        let addr = Box::into_raw(Box::new(value)).expose_provenance() as u64;
+        const {
+            assert!(
+                std::mem::align_of::<T>() >= 2,
+                "bit 0 of the address must be free"
+            )
+        };
+        let p = Box::into_raw(Box::new(value));
         ThinBox {
-            lo: addr as u32,
-            hi: (addr >> 32) as u32,
+            addr: std::num::NonZeroU64::MIN | p.expose_provenance() as u64,
             _owns: PhantomData,
         }
     }
 
     #[inline]
     fn ptr(&self) -> *mut T {
-        let addr = (u64::from(self.hi) << 32) | u64::from(self.lo);
-        // `addr` came from `Box::into_raw` in `new`, so it fits in usize.
-        std::ptr::with_exposed_provenance_mut(addr as usize)
+        // A copy: a reference to a field of a packed struct is not allowed.
+        let addr = self.addr;
+        std::ptr::with_exposed_provenance_mut((addr.get() & !1) as usize)
     }
 
     /// Takes the value back as a `Box`.
@@ -147,9 +159,11 @@ mod tests {
     }
 
     #[test]
-    fn handle_is_two_u32s() {
+    fn handle_is_4_aligned_with_a_niche() {
         assert_eq!(std::mem::align_of::<ThinBox<u64>>(), 4);
         assert_eq!(std::mem::size_of::<ThinBox<u64>>(), 8);
+        assert_eq!(std::mem::size_of::<Result<(), ThinBox<u64>>>(), 8);
+        assert_eq!(std::mem::size_of::<Option<ThinBox<u64>>>(), 8);
     }
 
     #[test]

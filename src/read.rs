@@ -125,6 +125,13 @@ impl<'de> SliceRead<'de> {
         self.full.get(self.pos()..).unwrap_or(&[])
     }
 
+    /// [`Self::short`] at the current position (one small call per read).
+    #[cold]
+    #[inline(never)]
+    fn short_here(&self, n: usize) -> Error {
+        self.short(n, self.pos() as u64)
+    }
+
     #[cold]
     #[inline(never)]
     fn short(&self, n: usize, at: u64) -> Error {
@@ -171,7 +178,7 @@ impl<'de> Read<'de> for SliceRead<'de> {
                 self.rest = tail;
                 Ok(*head)
             }
-            None => Err(self.short(N, self.pos() as u64)),
+            None => Err(self.short_here(N)),
         }
     }
 
