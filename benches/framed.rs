@@ -13,9 +13,8 @@
 //! * `framed/*`: `kiln_serde::framed::{to_vec, from_slice}`, whose hash
 //!   comes from the global type-text cache (keyed by `TypeId`);
 //! * `framed_schema/*`: the same through a kept `Schema<Tick>` handle;
-//! * `framed_manual/to_extend`: what a buffer-reusing framed serialize costs
-//!   today from the public API (`frame::encode(Some(schema.hash()))` then
-//!   `to_extend`), as the crate has no `framed::to_extend`;
+//! * `*/to_extend`: the buffer-reusing forms (`framed::to_extend`,
+//!   `Schema::to_extend`), against `kiln_serde::to_extend`;
 //! * `framed/32B/parts/*`: the pieces alone (`schema::hash::<Tick>()`,
 //!   `frame::parse`, `frame::encode`).
 
@@ -58,12 +57,6 @@ fn target_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"))
 }
 
-fn framed_manual(schema: &Schema<Tick>, buf: &mut Vec<u8>, value: &Tick) {
-    buf.clear();
-    buf.extend_from_slice(&frame::encode(Some(schema.hash())));
-    kiln_serde::to_extend(buf, value).expect("to_extend");
-}
-
 fn main() {
     let mut c = config().configure_from_args();
     let schema: Schema<Tick> = Schema::new().expect("trace Tick");
@@ -75,9 +68,12 @@ fn main() {
     assert_eq!(framed_bytes.len(), 48);
     assert_eq!(&framed_bytes[16..], &plain[..]);
     assert_eq!(schema.to_vec(&TICK).unwrap(), framed_bytes);
-    let mut manual = vec![0xAA; 3];
-    framed_manual(&schema, &mut manual, &TICK);
-    assert_eq!(manual, framed_bytes);
+    let mut ext = vec![0xAA; 3];
+    framed::to_extend(&mut ext, &TICK).unwrap();
+    assert_eq!(ext[3..], framed_bytes[..]);
+    ext.clear();
+    schema.to_extend(&mut ext, &TICK).unwrap();
+    assert_eq!(ext, framed_bytes);
     assert_eq!(kiln_serde::from_slice::<Tick>(&plain).unwrap(), TICK);
     assert_eq!(framed::from_slice::<Tick>(&framed_bytes).unwrap(), TICK);
     assert_eq!(schema.from_slice(&framed_bytes).unwrap(), TICK);
@@ -101,9 +97,17 @@ fn main() {
             black_box(buf.len())
         })
     });
-    g.bench_function("framed_manual/to_extend", |b| {
+    g.bench_function("framed/to_extend", |b| {
         b.iter(|| {
-            framed_manual(&schema, &mut buf, black_box(&TICK));
+            buf.clear();
+            framed::to_extend(&mut buf, black_box(&TICK)).unwrap();
+            black_box(buf.len())
+        })
+    });
+    g.bench_function("framed_schema/to_extend", |b| {
+        b.iter(|| {
+            buf.clear();
+            schema.to_extend(&mut buf, black_box(&TICK)).unwrap();
             black_box(buf.len())
         })
     });

@@ -160,10 +160,14 @@ fn work_tick(op: &str, format: &str, iters: usize) {
             kiln_serde::to_extend(&mut buf, black_box(&TICK)).unwrap();
             black_box(&buf);
         }),
+        ("serw", "framed") => repeat(iters, || {
+            buf.clear();
+            framed::to_extend(&mut buf, black_box(&TICK)).unwrap();
+            black_box(&buf);
+        }),
         ("serw", "framed_schema") => repeat(iters, || {
             buf.clear();
-            buf.extend_from_slice(&frame::encode(Some(schema.hash())));
-            kiln_serde::to_extend(&mut buf, black_box(&TICK)).unwrap();
+            schema.to_extend(&mut buf, black_box(&TICK)).unwrap();
             black_box(&buf);
         }),
         ("de", "kiln") => repeat(iters, || {

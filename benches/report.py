@@ -393,8 +393,10 @@ FRAMED_PAIRS = [
     # (op, framed function id, unframed function id, label, is a target)
     ("serialize", "framed/to_vec", "unframed/to_vec", "`framed::to_vec` vs `to_vec`", True),
     ("serialize", "framed_schema/to_vec", "unframed/to_vec", "`Schema::to_vec` vs `to_vec`", True),
-    ("serialize", "framed_manual/to_extend", "unframed/to_extend",
-     "`frame::encode` + `to_extend` vs `to_extend` (reused `Vec`; no crate API yet)", False),
+    ("serialize", "framed/to_extend", "unframed/to_extend",
+     "`framed::to_extend` vs `to_extend` (reused `Vec`)", True),
+    ("serialize", "framed_schema/to_extend", "unframed/to_extend",
+     "`Schema::to_extend` vs `to_extend` (reused `Vec`)", True),
     ("deserialize", "framed/from_slice", "unframed/from_slice", "`framed::from_slice` vs `from_slice`", True),
     ("deserialize", "framed_schema/from_slice", "unframed/from_slice",
      "`Schema::from_slice` vs `from_slice`", True),

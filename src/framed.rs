@@ -101,6 +101,48 @@ where
     write_to(opts, schema::hash::<T>()?, writer, value)
 }
 
+/// Encodes `value` framed (header with the hash of `T`, then the value),
+/// appending to `out`: the reused-buffer form of [`to_vec`]. On error `out`
+/// keeps its old contents.
+///
+/// # Errors
+///
+/// As [`to_vec`]; error offsets count from the start of `out`.
+///
+/// # Examples
+///
+/// ```
+/// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+/// struct Tick { seq: u32 }
+///
+/// let mut buf = Vec::new();
+/// for seq in 0..3 {
+///     buf.clear();
+///     kiln_serde::framed::to_extend(&mut buf, &Tick { seq }).unwrap();
+///     assert_eq!(buf.len(), 16 + 4);
+///     assert_eq!(kiln_serde::framed::from_slice::<Tick>(&buf).unwrap(), Tick { seq });
+/// }
+/// ```
+pub fn to_extend<T>(out: &mut Vec<u8>, value: &T) -> Result<()>
+where
+    T: Serialize + DeserializeOwned + 'static,
+{
+    to_extend_with(&Options::DEFAULT, out, value)
+}
+
+/// [`to_extend`] with options.
+///
+/// # Errors
+///
+/// As [`to_extend`]; LIMIT past the total limit (which does not count the
+/// header).
+pub fn to_extend_with<T>(opts: &Options, out: &mut Vec<u8>, value: &T) -> Result<()>
+where
+    T: Serialize + DeserializeOwned + 'static,
+{
+    write_extend(opts, schema::hash::<T>()?, out, value)
+}
+
 /// Decodes a framed buffer holding exactly one value of `T`.
 ///
 /// # Errors
@@ -158,6 +200,16 @@ where
 /// The header, then the value.
 fn write_vec<T: ?Sized + Serialize>(opts: &Options, hash: u64, value: &T) -> Result<Vec<u8>> {
     crate::ser::to_vec_prefixed(&frame::encode(Some(hash)), value, opts)
+}
+
+/// The header, then the value, appended to `out`.
+fn write_extend<T: ?Sized + Serialize>(
+    opts: &Options,
+    hash: u64,
+    out: &mut Vec<u8>,
+    value: &T,
+) -> Result<()> {
+    crate::ser::to_extend_prefixed(out, &frame::encode(Some(hash)), value, opts)
 }
 
 fn write_to<W: Write, T: ?Sized + Serialize>(
@@ -302,6 +354,33 @@ impl<T> Schema<T> {
         T: Serialize,
     {
         write_vec(opts, self.hash(), value)
+    }
+
+    /// Encodes `value` framed with this schema's hash, appending to `out`
+    /// (the reused-buffer form of [`Schema::to_vec`]; on error `out` keeps
+    /// its old contents).
+    ///
+    /// # Errors
+    ///
+    /// As [`Schema::to_vec`]; error offsets count from the start of `out`.
+    pub fn to_extend(&self, out: &mut Vec<u8>, value: &T) -> Result<()>
+    where
+        T: Serialize,
+    {
+        write_extend(&Options::DEFAULT, self.hash(), out, value)
+    }
+
+    /// [`Schema::to_extend`] with options.
+    ///
+    /// # Errors
+    ///
+    /// As [`Schema::to_extend`]; LIMIT past the total limit (not counting
+    /// the header).
+    pub fn to_extend_with(&self, opts: &Options, out: &mut Vec<u8>, value: &T) -> Result<()>
+    where
+        T: Serialize,
+    {
+        write_extend(opts, self.hash(), out, value)
     }
 
     /// Writes `value` framed with this schema's hash into `writer`.

@@ -184,6 +184,7 @@ pub fn type_text<T: DeserializeOwned + 'static>() -> Result<String> {
 ///
 /// assert_eq!(kiln_serde::schema::hash::<Point>().unwrap(), 0x5e8fcc49ab06d825);
 /// ```
+#[inline]
 pub fn hash<T: DeserializeOwned + 'static>() -> Result<u64> {
     // A per-thread last hit (no lock, no hashing, no Arc), checked
     // against a generation bumped by register_type_text; then the map,
@@ -195,6 +196,14 @@ pub fn hash<T: DeserializeOwned + 'static>() -> Result<u64> {
             return Ok(h);
         }
     }
+    hash_slow::<T>(id, gen)
+}
+
+/// [`hash`] past the per-thread last hit: out of line, so the hit path is
+/// a few instructions inlined into the caller (no register saves).
+#[cold]
+#[inline(never)]
+fn hash_slow<T: DeserializeOwned + 'static>(id: TypeId, gen: u64) -> Result<u64> {
     let hit = match cache()
         .read()
         .unwrap_or_else(PoisonError::into_inner)

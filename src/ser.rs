@@ -207,9 +207,21 @@ pub(crate) fn to_extend<T: ?Sized + Serialize>(
     value: &T,
     opts: &Options,
 ) -> Result<()> {
+    to_extend_prefixed(out, &[], value, opts)
+}
+
+/// [`to_extend`] after a fixed `prefix` (a frame header); the size limit
+/// does not count it. On error `out` is left as it was, prefix included.
+pub(crate) fn to_extend_prefixed<T: ?Sized + Serialize, const N: usize>(
+    out: &mut Vec<u8>,
+    prefix: &[u8; N],
+    value: &T,
+    opts: &Options,
+) -> Result<()> {
     let start = out.len();
+    out.extend_from_slice(prefix);
     let mut ser = Serializer::with_sink(std::mem::take(out), Sink::None, opts);
-    ser.prefix = start as u64;
+    ser.prefix = (start + N) as u64;
     let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
     *out = ser.out;
     if r.is_err() {

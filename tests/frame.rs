@@ -337,6 +337,17 @@ fn rich_type_round_trips_through_every_path() {
         &value,
     );
 
+    let mut ext = vec![0xEE; 3];
+    framed::to_extend(&mut ext, &value).unwrap();
+    assert_eq!(ext[..3], [0xEE; 3]);
+    assert_eq!(ext[3..], bytes[..]);
+    let mut ext = Vec::new();
+    Schema::<Scene>::new()
+        .unwrap()
+        .to_extend(&mut ext, &value)
+        .unwrap();
+    assert_eq!(ext, bytes);
+
     let opts = Options::default().with_max_depth(16);
     assert_eq!(framed::to_vec_with(&opts, &value).unwrap(), bytes);
     assert_scene_eq(
@@ -538,4 +549,26 @@ fn io_errors_keep_their_kind() {
     }
     let err = framed::to_writer(Full, &Point { x: 1, y: 2 }).unwrap_err();
     assert_eq!(err.code(), ErrorCode::Io);
+}
+
+#[test]
+fn to_extend_limits_the_value_not_the_header_and_keeps_the_buffer_on_error() {
+    let p = Point { x: 9, y: -4 };
+    // The value is 8 bytes: a limit of 8 passes although 24 bytes are added.
+    let fits = Options::default().with_limit(8);
+    let mut buf = vec![1, 2];
+    framed::to_extend_with(&fits, &mut buf, &p).unwrap();
+    assert_eq!(buf[2..], framed::to_vec(&p).unwrap()[..]);
+    let mut buf2 = vec![1, 2];
+    Schema::<Point>::new()
+        .unwrap()
+        .to_extend_with(&fits, &mut buf2, &p)
+        .unwrap();
+    assert_eq!(buf2, buf);
+
+    let tight = Options::default().with_limit(7);
+    let mut buf = vec![1, 2];
+    let err = framed::to_extend_with(&tight, &mut buf, &p).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Limit);
+    assert_eq!(buf, [1, 2], "a failed encode leaves the buffer as it was");
 }
