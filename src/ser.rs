@@ -39,12 +39,13 @@ pub struct Serializer<'w> {
     flush_at: usize,
     /// Open maps / unknown-length seqs: while > 0 nothing is flushed.
     pending: u32,
-    /// Next `serialize_bytes` is a tensor directory: write it raw.
-    raw_next: bool,
+    /// What makes a str/bytes value special, in one word so that the common
+    /// case is one test: [`RAW_NEXT`] (the next `serialize_bytes` is a
+    /// tensor directory: write it raw) plus the number of map keys being
+    /// written (str/bytes positions are tracked only then).
+    special: u32,
     /// Start and end (in `out`) of the most recent str/bytes *content*.
     last_str: (usize, usize),
-    /// Map keys being written (str/bytes positions are tracked only then).
-    in_key: u32,
     /// Stack of (key sort range, entry range) for open maps.
     entries: Vec<Entry>,
     limit: Option<u64>,
@@ -52,6 +53,10 @@ pub struct Serializer<'w> {
     /// header): counted in offsets, not against the limit.
     prefix: u64,
 }
+
+/// The bit of [`Serializer::special`] for "the next bytes are a tensor
+/// directory block"; the bits below count open map keys.
+const RAW_NEXT: u32 = 1 << 31;
 
 #[derive(Clone, Copy)]
 struct Entry {
@@ -72,9 +77,8 @@ impl<'w> Serializer<'w> {
             flushed: 0,
             sink,
             pending: 0,
-            raw_next: false,
+            special: 0,
             last_str: (usize::MAX, usize::MAX),
-            in_key: 0,
             entries: Vec::new(),
             limit: opts.limit,
             prefix: 0,
@@ -134,6 +138,25 @@ impl<'w> Serializer<'w> {
         }
         let total = self.total();
         Ok((self.out, total))
+    }
+
+    /// `serialize_bytes` when [`Self::special`] is set: a tensor directory
+    /// block, or a str/bytes inside a map key (its content range is kept
+    /// for the key sort, spec 2.1).
+    #[inline(never)]
+    fn special_bytes(&mut self, v: &[u8]) -> Result<()> {
+        if self.special & RAW_NEXT != 0 {
+            self.special &= !RAW_NEXT;
+            return self.write_raw_block(v);
+        }
+        self.put_count(v.len(), "length")?;
+        let start = self.out.len();
+        self.last_str = (start, start + v.len());
+        self.put(v);
+        if self.out.len() >= self.flush_at {
+            self.maybe_flush()?;
+        }
+        Ok(())
     }
 
     #[inline]
@@ -313,15 +336,10 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
 
     #[inline]
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
-        if self.raw_next {
-            self.raw_next = false;
-            return self.write_raw_block(v);
+        if self.special != 0 {
+            return self.special_bytes(v);
         }
         self.put_count(v.len(), "length")?;
-        if self.in_key > 0 {
-            let start = self.out.len();
-            self.last_str = (start, start + v.len());
-        }
         self.put(v);
         if self.out.len() >= self.flush_at {
             self.maybe_flush()?;
@@ -364,9 +382,10 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         value: &T,
     ) -> Result<()> {
         if name.len() == TENSORS_TOKEN.len() && name == TENSORS_TOKEN {
-            self.raw_next = true;
+            self.special |= RAW_NEXT;
             let r = value.serialize(&mut *self);
-            let was_raw = std::mem::replace(&mut self.raw_next, false);
+            let was_raw = self.special & RAW_NEXT != 0;
+            self.special &= !RAW_NEXT;
             r?;
             if was_raw {
                 return Err(Error::new(
@@ -593,9 +612,9 @@ impl ser::SerializeMap for MapSer<'_, '_> {
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         let start = self.ser.out.len();
         self.ser.last_str = (usize::MAX, usize::MAX);
-        self.ser.in_key += 1;
+        self.ser.special += 1;
         let r = key.serialize(&mut *self.ser);
-        self.ser.in_key -= 1;
+        self.ser.special -= 1;
         r?;
         let end = self.ser.out.len();
         let k = Self::sort_range(self.ser, start, end);
