@@ -95,10 +95,11 @@ pub trait Read<'de>: private::Sealed {
 pub struct SliceRead<'de> {
     /// The whole input.
     full: &'de [u8],
-    /// The readable bytes not read yet (cut at a total size limit).
-    rest: &'de [u8],
-    /// Readable end: `full.len()`, or less under a total size limit.
-    end: usize,
+    /// The readable bytes (`full`, cut at a total size limit).
+    data: &'de [u8],
+    /// Bytes read so far. Only this moves on a read (one store), where a
+    /// shrinking `&[u8]` window stores pointer and length back.
+    pos: usize,
 }
 
 impl<'de> SliceRead<'de> {
@@ -110,14 +111,20 @@ impl<'de> SliceRead<'de> {
         };
         SliceRead {
             full: slice,
-            rest: slice.get(..end).unwrap_or(slice),
-            end,
+            data: slice.get(..end).unwrap_or(slice),
+            pos: 0,
         }
     }
 
     #[inline]
     fn pos(&self) -> usize {
-        self.end - self.rest.len()
+        self.pos
+    }
+
+    /// The readable bytes not read yet.
+    #[inline]
+    fn unread(&self) -> &'de [u8] {
+        self.data.get(self.pos..).unwrap_or_default()
     }
 
     /// The bytes not yet read (up to the real end of the slice).
@@ -135,20 +142,23 @@ impl<'de> SliceRead<'de> {
     #[cold]
     #[inline(never)]
     fn short(&self, n: usize, at: u64) -> Error {
-        if self.end < self.full.len() && self.full.len() - self.pos() >= n {
+        if self.data.len() < self.full.len() && self.full.len() - self.pos() >= n {
             Error::at_fmt(
                 ErrorCode::Limit,
                 at,
                 format_args!(
                     "reading {n} more bytes passes the size limit of {} bytes",
-                    self.end
+                    self.data.len()
                 ),
             )
         } else {
             Error::at_fmt(
                 ErrorCode::Eof,
                 at,
-                format_args!("needs {n} bytes, only {} remain", self.rest.len()),
+                format_args!(
+                    "needs {n} bytes, only {} remain",
+                    self.data.len() - self.pos
+                ),
             )
         }
     }
@@ -164,7 +174,7 @@ impl<'de> Read<'de> for SliceRead<'de> {
 
     #[inline]
     fn remaining(&self) -> Option<usize> {
-        Some(self.rest.len())
+        Some(self.data.len() - self.pos)
     }
 
     fn trailing(&self) -> usize {
@@ -173,9 +183,9 @@ impl<'de> Read<'de> for SliceRead<'de> {
 
     #[inline]
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        match self.rest.split_first_chunk::<N>() {
-            Some((head, tail)) => {
-                self.rest = tail;
+        match self.unread().first_chunk::<N>() {
+            Some(head) => {
+                self.pos += N;
                 Ok(*head)
             }
             None => Err(self.short_here(N)),
@@ -189,9 +199,9 @@ impl<'de> Read<'de> for SliceRead<'de> {
         at: u64,
         _scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
-        match self.rest.split_at_checked(n) {
-            Some((head, tail)) => {
-                self.rest = tail;
+        match self.unread().get(..n) {
+            Some(head) => {
+                self.pos += n;
                 Ok(Reference::Borrowed(head))
             }
             None => Err(self.short(n, at)),
@@ -204,12 +214,12 @@ impl<'de> Read<'de> for SliceRead<'de> {
         _scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
         let base = self.pos();
-        let len = crate::tensors::validate(self.rest, opts)
+        let len = crate::tensors::validate(self.unread(), opts)
             .map_err(|e| e.shifted(base as u64))?
             .block_len();
-        match self.rest.split_at_checked(len) {
-            Some((block, tail)) => {
-                self.rest = tail;
+        match self.unread().get(..len) {
+            Some(block) => {
+                self.pos += len;
                 Ok(Reference::Borrowed(block))
             }
             None => Err(Error::at(
