@@ -202,25 +202,9 @@ impl<'w> Serializer<'w> {
 
 /// Serializes into a new `Vec`.
 pub(crate) fn to_vec<T: ?Sized + Serialize>(value: &T, opts: &Options) -> Result<Vec<u8>> {
-    let mut ser = Serializer::with_sink(Vec::with_capacity(64), Sink::None, opts);
-    value.serialize(&mut ser)?;
-    Ok(ser.finish()?.0)
-}
-
-/// Serializes into a new `Vec` that starts with `prefix` (a frame header);
-/// error offsets count the prefix, the size limit does not.
-pub(crate) fn to_vec_prefixed<T: ?Sized + Serialize, const N: usize>(
-    prefix: &[u8; N],
-    value: &T,
-    opts: &Options,
-) -> Result<Vec<u8>> {
-    // A fixed-size prefix is two stores, not a memcpy call.
-    let mut out = Vec::with_capacity(64 + N);
-    out.extend_from_slice(prefix);
-    let mut ser = Serializer::with_sink(out, Sink::None, opts);
-    ser.prefix = prefix.len() as u64;
-    value.serialize(&mut ser)?;
-    Ok(ser.finish()?.0)
+    let mut out = Vec::with_capacity(64);
+    to_extend_after(&mut out, 0, value, opts)?;
+    Ok(out)
 }
 
 /// Serializes, appending to `out` (a reused buffer: no second copy as with
@@ -230,21 +214,21 @@ pub(crate) fn to_extend<T: ?Sized + Serialize>(
     value: &T,
     opts: &Options,
 ) -> Result<()> {
-    to_extend_prefixed(out, &[], value, opts)
+    let start = out.len();
+    to_extend_after(out, start, value, opts)
 }
 
-/// [`to_extend`] after a fixed `prefix` (a frame header); the size limit
-/// does not count it. On error `out` is left as it was, prefix included.
-pub(crate) fn to_extend_prefixed<T: ?Sized + Serialize, const N: usize>(
+/// Serializes, appending to `out`, whose bytes from `start` on are a header
+/// the caller already wrote (a frame): error offsets count them, the size
+/// limit does not. On error `out` is cut back to `start`.
+pub(crate) fn to_extend_after<T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
-    prefix: &[u8; N],
+    start: usize,
     value: &T,
     opts: &Options,
 ) -> Result<()> {
-    let start = out.len();
-    out.extend_from_slice(prefix);
     let mut ser = Serializer::with_sink(std::mem::take(out), Sink::None, opts);
-    ser.prefix = (start + N) as u64;
+    ser.prefix = ser.out.len() as u64;
     let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
     *out = ser.out;
     if r.is_err() {
