@@ -447,13 +447,52 @@ def other_groups(benches):
     return lines
 
 
+def round_dirs(rounds):
+    """The run directories under `rounds` (each holds a `criterion/` tree)."""
+    return sorted(
+        os.path.join(rounds, d)
+        for d in os.listdir(rounds)
+        if os.path.isdir(os.path.join(rounds, d, "criterion"))
+    )
+
+
+def median_of(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def load_rounds(rounds):
+    """Per bench: the median over runs of each run's median; the fastest
+    sample over all runs. A bench missing from a run is left out of it."""
+    dirs = round_dirs(rounds)
+    per = [load_benches(d) for d in dirs]
+    keys = set().union(*per) if per else set()
+    benches = {k: median_of([p[k] for p in per if k in p]) for k in keys}
+    bests = [load_best(d) for d in dirs]
+    best = {k: min(b[k] for b in bests if k in b) for k in set().union(*bests)} if bests else {}
+    throughput = load_throughput(dirs[0]) if dirs else {}
+    return benches, best, throughput, len(dirs)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--target-dir", default=default_target_dir())
     ap.add_argument("--out", help="write here instead of stdout")
+    ap.add_argument(
+        "--rounds",
+        help="a directory of runs (benches/rounds.sh writes target/kiln-bench/rounds): "
+        "report the median over runs of each run's median",
+    )
     args = ap.parse_args()
 
-    benches = load_benches(args.target_dir)
+    n_rounds = 0
+    if args.rounds:
+        benches, best, throughput, n_rounds = load_rounds(args.rounds)
+    else:
+        benches = load_benches(args.target_dir)
+        best = load_best(args.target_dir)
+        throughput = load_throughput(args.target_dir)
     if not benches:
         sys.exit(f"no criterion results under {args.target_dir}/criterion: run `cargo bench --bench serde` (or `--bench tensors`, `--bench framed`) first")
     sizes = load_json(os.path.join(args.target_dir, "kiln-bench", "sizes.json"))
@@ -463,7 +502,10 @@ def main():
     out = [f"Machine: CPU {m['cpu']}, {m['cores']} cores, {m['os']}, {m['rustc']}.", ""]
     if any(k[0].split("/")[0] in DATASETS for k in benches):
         mode = "quick mode (`KILN_BENCH_QUICK=1`)" if run.get("quick") else "full criterion settings"
-        out.append(f"Serde benches: medians from {mode}.")
+        if n_rounds:
+            out.append(f"Serde benches: per bench, the median of {n_rounds} runs' medians, each run in {mode}.")
+        else:
+            out.append(f"Serde benches: medians from {mode}.")
         out.append("In parentheses: kiln / this format (time or size); below 1.00 kiln is faster or smaller.")
         out.append("")
     for ds in DATASETS:
@@ -490,9 +532,7 @@ def main():
         out.append("")
     tensors = load_json(os.path.join(args.target_dir, "kiln-bench", "tensors.json"))
     framed = load_json(os.path.join(args.target_dir, "kiln-bench", "framed.json"))
-    t_lines, t_rows = tensor_sections(
-        benches, load_throughput(args.target_dir), tensors, load_best(args.target_dir)
-    )
+    t_lines, t_rows = tensor_sections(benches, throughput, tensors, best)
     f_lines, f_rows = framed_section(benches)
     if t_lines or f_lines:
         modes = []
@@ -500,7 +540,8 @@ def main():
             if info:
                 modes.append(f"`--bench {name}`: " + ("quick mode" if info.get("quick") else "full criterion settings"))
         if modes:
-            out.append("Tensor and frame benches, medians from " + "; ".join(modes) + ".")
+            over = f" (median of {n_rounds} runs' medians; fastest sample over all runs)" if n_rounds else ""
+            out.append("Tensor and frame benches, medians from " + "; ".join(modes) + over + ".")
             out.append("")
     out.extend(t_lines)
     out.extend(f_lines)
