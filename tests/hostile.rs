@@ -8,7 +8,7 @@
 //! bound (5 s; the slowest row takes about 0.4 s in a debug build) so the test cannot flake.
 
 use std::collections::{BTreeMap, HashMap};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use kiln_serde::{Error, ErrorCode};
 use serde::de::DeserializeOwned;
@@ -24,8 +24,9 @@ const MIB: usize = 1 << 20;
 const CAP: u32 = 1 << 24;
 /// Bookkeeping noise (error message, harness): "allocates nothing".
 const SMALL: usize = 4 * KIB;
-/// Generous time bound per decode: only catches a hang or a blow-up.
-const SLOW: Duration = Duration::from_secs(5);
+// No time bound here (the guide: no timing assertions in tests). The time
+// each decode took is printed (`--nocapture`); hangs and CPU blow-ups are
+// caught by the fuzz smoke in CI (libFuzzer `-timeout=10` per input).
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Entry {
@@ -311,7 +312,6 @@ fn check(case: &Case, entry: Entry) {
         _ => case.slice_alloc,
     };
     assert!(peak <= bound, "{what}: peak allocation {peak} > {bound}");
-    assert!(took < SLOW, "{what}: took {took:?}");
 }
 
 #[test]
@@ -597,7 +597,6 @@ fn hostile_directories_on_every_entry_point() {
                 case.slice_alloc
             };
             assert!(peak <= bound, "{what}: peak allocation {peak} > {bound}");
-            assert!(took < SLOW * 2, "{what}: took {took:?}");
         }
     }
 }
