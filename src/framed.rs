@@ -211,7 +211,7 @@ fn write_vec<T: ?Sized + Serialize>(opts: &Options, hash: u64, value: &T) -> Res
 /// that cost ~10 ns on a 32-byte message.)
 #[inline]
 fn put_header(out: &mut Vec<u8>, hash: u64) {
-    out.extend_from_slice(&u64::from_le_bytes(HASHED_HEAD).to_le_bytes());
+    out.extend_from_slice(&HASHED_HEAD);
     out.extend_from_slice(&hash.to_le_bytes());
 }
 
@@ -282,7 +282,16 @@ fn check_hash(
 }
 
 /// The first 8 bytes of every valid frame that carries a hash.
-const HASHED_HEAD: [u8; 8] = *b"KILN\x02\x00\x01\x00";
+const HASHED_HEAD: [u8; 8] = [
+    frame::MAGIC[0],
+    frame::MAGIC[1],
+    frame::MAGIC[2],
+    frame::MAGIC[3],
+    frame::VERSION,
+    frame::PROFILE_FROZEN,
+    frame::FLAG_HASH,
+    0,
+];
 
 #[inline]
 fn read_slice<'de, T: Deserialize<'de>>(
@@ -468,5 +477,21 @@ impl<T> Schema<T> {
         T: DeserializeOwned,
     {
         read_stream(opts, reader, || Ok(self.hash()), type_name::<T>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fast_header_is_the_encoded_header() {
+        for hash in [0, 1, 0x5e8f_cc49_ab06_d825, u64::MAX] {
+            let mut out = vec![0xEE];
+            put_header(&mut out, hash);
+            assert_eq!(out[0], 0xEE);
+            assert_eq!(out[1..], frame::encode(Some(hash)));
+            assert_eq!(out[1..9], HASHED_HEAD);
+        }
     }
 }
