@@ -23,30 +23,10 @@ use std::path::PathBuf;
 
 use kiln_serde::schema::Schema;
 use kiln_serde::{frame, framed};
-use serde::{Deserialize, Serialize};
 
-/// A 32-byte market tick: 8 + 8 + 4 + 4 + 4 + 2 + 2 bytes, no length
-/// prefixes (Frozen structs are positional and fixed-width here).
-#[derive(Serialize, Deserialize, PartialEq, Debug, Clone, Copy)]
-struct Tick {
-    id: u64,
-    ts_ns: u64,
-    price: f32,
-    qty: f32,
-    venue: u32,
-    flags: u16,
-    seq: u16,
-}
-
-const TICK: Tick = Tick {
-    id: 0x0123_4567_89ab_cdef,
-    ts_ns: 1_767_225_600_000_000_000,
-    price: 101.25,
-    qty: 3.5,
-    venue: 7,
-    flags: 0b1010,
-    seq: 4242,
-};
+#[path = "datasets/tick.rs"]
+mod tick;
+use tick::{Tick, TICK};
 
 mod quick;
 use quick::{config, quick};

@@ -107,26 +107,9 @@ fn work<T: Serialize + DeserializeOwned>(op: &str, format: &str, value: &T, iter
 // ---------------------------------------------------------------------------
 // The 32-byte message of benches/framed.rs.
 
-#[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug, Clone, Copy)]
-struct Tick {
-    id: u64,
-    ts_ns: u64,
-    price: f32,
-    qty: f32,
-    venue: u32,
-    flags: u16,
-    seq: u16,
-}
-
-const TICK: Tick = Tick {
-    id: 0x0123_4567_89ab_cdef,
-    ts_ns: 1_767_225_600_000_000_000,
-    price: 101.25,
-    qty: 3.5,
-    venue: 7,
-    flags: 0b1010,
-    seq: 4242,
-};
+#[path = "datasets/tick.rs"]
+mod tick;
+use tick::{Tick, TICK};
 
 /// Runs `f` `iters` times (the op is chosen once, outside the loop, so the
 /// counts hold only the operation).
