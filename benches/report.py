@@ -82,33 +82,42 @@ def default_target_dir():
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target")
 
 
-def load_benches(target):
-    """{(group, function, value): median ns}."""
-    out = {}
+def each_bench(target):
+    """(key, benchmark.json, its directory) for every criterion result under
+    `target`; key = (group, function, value)."""
     pattern = os.path.join(target, "criterion", "**", "new", "benchmark.json")
     for path in glob.glob(pattern, recursive=True):
         with open(path) as f:
             bench = json.load(f)
-        est_path = os.path.join(os.path.dirname(path), "estimates.json")
-        if not os.path.exists(est_path):
-            continue
-        with open(est_path) as f:
-            est = json.load(f)
         key = (bench["group_id"], bench.get("function_id") or "", bench.get("value_str") or "")
-        out[key] = est["median"]["point_estimate"]
+        yield key, bench, os.path.dirname(path)
+
+
+def load_beside(directory, name):
+    """A JSON file next to benchmark.json, or None."""
+    path = os.path.join(directory, name)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def load_benches(target):
+    """{(group, function, value): median ns}."""
+    out = {}
+    for key, _, d in each_bench(target):
+        est = load_beside(d, "estimates.json")
+        if est:
+            out[key] = est["median"]["point_estimate"]
     return out
 
 
 def load_throughput(target):
     """{(group, function, value): bytes per iteration} for benches that set it."""
     out = {}
-    pattern = os.path.join(target, "criterion", "**", "new", "benchmark.json")
-    for path in glob.glob(pattern, recursive=True):
-        with open(path) as f:
-            bench = json.load(f)
+    for key, bench, _ in each_bench(target):
         tp = bench.get("throughput") or {}
         if "Bytes" in tp:
-            key = (bench["group_id"], bench.get("function_id") or "", bench.get("value_str") or "")
             out[key] = tp["Bytes"]
     return out
 
@@ -118,18 +127,12 @@ def load_best(target):
     On a shared machine load only ever adds time, so for bandwidth-bound
     benches the fastest sample is the closest to what the code can do."""
     out = {}
-    pattern = os.path.join(target, "criterion", "**", "new", "benchmark.json")
-    for path in glob.glob(pattern, recursive=True):
-        with open(path) as f:
-            bench = json.load(f)
-        sample_path = os.path.join(os.path.dirname(path), "sample.json")
-        if not os.path.exists(sample_path):
+    for key, _, d in each_bench(target):
+        sample = load_beside(d, "sample.json")
+        if not sample:
             continue
-        with open(sample_path) as f:
-            sample = json.load(f)
         per = [t / i for t, i in zip(sample["times"], sample["iters"]) if i]
         if per:
-            key = (bench["group_id"], bench.get("function_id") or "", bench.get("value_str") or "")
             out[key] = min(per)
     return out
 
