@@ -205,10 +205,10 @@ fn write_vec<T: ?Sized + Serialize>(opts: &Options, hash: u64, value: &T) -> Res
     Ok(out)
 }
 
-/// Appends a hashed header as two 8-byte stores from registers. (Copying a
-/// `[u8; 16]` built on the stack byte by byte reloads it as one 16-byte
-/// value before the small stores have landed: a store-forwarding stall
-/// that cost ~10 ns on a 32-byte message.)
+/// Appends a hashed header: the constant first 8 bytes, then the hash.
+/// (Copying a `[u8; 16]` built on the stack byte by byte reloaded it as one
+/// 16-byte value before the small stores had landed: a store-forwarding
+/// stall that cost ~10 ns on a 32-byte message.)
 #[inline]
 fn put_header(out: &mut Vec<u8>, hash: u64) {
     out.extend_from_slice(&HASHED_HEAD);

@@ -149,9 +149,16 @@ impl<'w> Serializer<'w> {
             self.special &= !RAW_NEXT;
             return self.write_raw_block(v);
         }
-        self.put_count(v.len(), "length")?;
-        let start = self.out.len();
+        // The content starts after the 4-byte count.
+        let start = self.out.len() + 4;
         self.last_str = (start, start + v.len());
+        self.plain_bytes(v)
+    }
+
+    /// A str/bytes value: count, then the bytes.
+    #[inline]
+    fn plain_bytes(&mut self, v: &[u8]) -> Result<()> {
+        self.put_count(v.len(), "length")?;
         self.put(v);
         if self.out.len() >= self.flush_at {
             self.maybe_flush()?;
@@ -323,12 +330,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         if self.special != 0 {
             return self.special_bytes(v);
         }
-        self.put_count(v.len(), "length")?;
-        self.put(v);
-        if self.out.len() >= self.flush_at {
-            self.maybe_flush()?;
-        }
-        Ok(())
+        self.plain_bytes(v)
     }
 
     #[inline]
