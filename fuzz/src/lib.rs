@@ -168,11 +168,21 @@ pub fn selector(ty: &str) -> Option<u8> {
 /// Numbers of every width (the "numbers" selector).
 pub type Numbers = (i8, u8, i16, u16, i32, u32, i64, u64, i128, u128, f32, f64);
 
-/// Runs `$f::<T>` for the type picked by `$sel` (owned types only when
-/// `$owned`), with the remaining arguments.
+/// Runs `$f::<T>` for the type picked by `$sel` (one of [`TYPES`]), with
+/// the remaining arguments.
 #[macro_export]
 macro_rules! dispatch {
-    ($sel:expr, $f:ident, $($arg:expr),*) => {{
+    ($sel:expr, $f:ident, $($arg:expr),*) => {
+        $crate::dispatch_with!($crate::Borrowed; $sel, $f, $($arg),*)
+    };
+}
+
+/// The match behind [`dispatch!`] and [`dispatch_owned!`]; `$nine` is the
+/// type for selector 9 (`Borrowed`, or `Rich` where a stream cannot lend).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! dispatch_with {
+    ($nine:ty; $sel:expr, $f:ident, $($arg:expr),*) => {{
         use std::collections::BTreeMap;
         use $crate::*;
         match ($sel as usize) % TYPES.len() {
@@ -185,7 +195,7 @@ macro_rules! dispatch {
             6 => $f::<Vec<u64>>($($arg),*),
             7 => $f::<BTreeMap<String, u8>>($($arg),*),
             8 => $f::<Rich>($($arg),*),
-            9 => $f::<Borrowed>($($arg),*),
+            9 => $f::<$nine>($($arg),*),
             10 => $f::<Tree>($($arg),*),
             11 => $f::<Keys>($($arg),*),
             _ => $f::<Numbers>($($arg),*),
@@ -351,28 +361,13 @@ pub fn check_reader<T: DeserializeOwned + Serialize>(payload: &[u8], plan: &[u8]
     }
 }
 
-/// The owned types of [`TYPES`] for `reader_chunks` (`Borrowed` maps to
-/// `Rich`, since a stream cannot lend `&str`).
+/// The owned types of [`TYPES`] for `reader_chunks` and `framed`
+/// (`Borrowed` maps to `Rich`, since a stream cannot lend `&str`).
 #[macro_export]
 macro_rules! dispatch_owned {
-    ($sel:expr, $f:ident, $($arg:expr),*) => {{
-        use std::collections::BTreeMap;
-        use $crate::*;
-        match ($sel as usize) % TYPES.len() {
-            0 => $f::<Point>($($arg),*),
-            1 => $f::<Shape>($($arg),*),
-            2 => $f::<bool>($($arg),*),
-            3 => $f::<char>($($arg),*),
-            4 => $f::<String>($($arg),*),
-            5 => $f::<Option<u8>>($($arg),*),
-            6 => $f::<Vec<u64>>($($arg),*),
-            7 => $f::<BTreeMap<String, u8>>($($arg),*),
-            8 | 9 => $f::<Rich>($($arg),*),
-            10 => $f::<Tree>($($arg),*),
-            11 => $f::<Keys>($($arg),*),
-            _ => $f::<Numbers>($($arg),*),
-        }
-    }};
+    ($sel:expr, $f:ident, $($arg:expr),*) => {
+        $crate::dispatch_with!($crate::Rich; $sel, $f, $($arg),*)
+    };
 }
 
 // ------------------------------------------------------------- tensors
