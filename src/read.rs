@@ -384,15 +384,9 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         let (meta_end, total) = match crate::tensors::header_lens(&header, opts) {
             Ok(lens) => lens,
             Err(e) if e.code() == ErrorCode::Eof => {
-                // `P + payload_bytes` overflows u64. Spec 7 step 1 checks
-                // first that the descriptors and heap are there (EOF at the
-                // count field), as a slice does.
-                let word = |at: usize| {
-                    let mut w = [0u8; 4];
-                    w.copy_from_slice(&header[at..at + 4]);
-                    u64::from(u32::from_le_bytes(w))
-                };
-                let meta = 128 * word(8) + word(12);
+                // `P + payload_bytes` overflows u64: the descriptors and
+                // heap first, as a slice checks them (EOF at the count).
+                let meta = crate::tensors::meta_bytes(&header);
                 let meta = usize::try_from(meta).unwrap_or(usize::MAX);
                 self.check_limit(meta, base)?;
                 self.fill(scratch, meta, base + 8)?;

@@ -129,6 +129,15 @@ fn tensors_stream_reports_missing_descriptors_before_payload_overflow() {
     let r = kiln_serde::from_reader::<_, Rec>(input).unwrap_err();
     assert_eq!((r.code(), r.offset()), (ErrorCode::Eof, Some(9)), "{r}");
 
+    // One byte short of the 128 descriptors is still the descriptors' EOF
+    // (the reader must look for all 128 * 128 bytes, not fewer).
+    let mut short = input.to_vec();
+    short.resize(input.len() + 128 * 128 - 1, 0);
+    let s = kiln_serde::from_slice::<Rec>(&short).unwrap_err();
+    assert_eq!((s.code(), s.offset()), (ErrorCode::Eof, Some(9)), "{s}");
+    let r = kiln_serde::from_reader::<_, Rec>(&short[..]).unwrap_err();
+    assert_eq!((r.code(), r.offset()), (ErrorCode::Eof, Some(9)), "{r}");
+
     // With the descriptors present (zeroed), the overflow is what is left:
     // EOF at payload_bytes on both.
     let mut whole = input.to_vec();
@@ -151,6 +160,18 @@ fn read_from_reports_missing_descriptors_before_payload_overflow() {
     b.extend_from_slice(&0u32.to_le_bytes());
     b.extend_from_slice(&u64::MAX.to_le_bytes()); // P + payload_bytes overflows
     b.extend_from_slice(&0u64.to_le_bytes());
+    let slice = kiln_serde::tensors::validate(&b, &Default::default()).unwrap_err();
+    let stream = kiln_serde::Tensors::read_from(&mut &b[..], &Default::default()).unwrap_err();
+    assert_eq!(
+        (slice.code(), slice.offset()),
+        (kiln_serde::ErrorCode::Eof, Some(8))
+    );
+    assert_eq!(
+        (stream.code(), stream.offset()),
+        (slice.code(), slice.offset())
+    );
+    // One byte short of the descriptor table: still EOF at the count.
+    b.resize(b.len() + 128 * 128 - 1, 0);
     let slice = kiln_serde::tensors::validate(&b, &Default::default()).unwrap_err();
     let stream = kiln_serde::Tensors::read_from(&mut &b[..], &Default::default()).unwrap_err();
     assert_eq!(

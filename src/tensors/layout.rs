@@ -83,6 +83,12 @@ pub(crate) struct RawHeader {
 }
 
 impl RawHeader {
+    /// `128 * count + heap_bytes`: the descriptors and name heap. Both terms
+    /// come from u32 fields, so the sum cannot overflow u64.
+    pub fn meta_bytes(&self) -> u64 {
+        DESC_LEN as u64 * u64::from(self.count) + u64::from(self.heap_bytes)
+    }
+
     pub fn parse(b: &[u8; HEADER_LEN]) -> Self {
         RawHeader {
             magic: arr(b, 0),
@@ -265,6 +271,14 @@ pub fn header_lens(header: &[u8; HEADER_LEN], opts: &Options) -> Result<(u64, u6
     }
 }
 
+/// Bytes of descriptors and name heap after the header (`128 * count +
+/// heap_bytes`, no overflow in u64). When `P + payload_bytes` overflows, a
+/// stream reads these first, so a short one is EOF at the count field
+/// (spec 7 step 1), as on a slice.
+pub(crate) fn meta_bytes(header: &[u8; HEADER_LEN]) -> u64 {
+    RawHeader::parse(header).meta_bytes()
+}
+
 #[cold]
 pub(crate) fn payload_overflow(h: &RawHeader) -> Error {
     Error::at(
@@ -329,9 +343,7 @@ pub(crate) fn check_header(h: &RawHeader, opts: &Options) -> Result<(u64, Option
             ),
         ));
     }
-    // Both terms are u32, so this sum cannot overflow u64.
-    let meta_end =
-        HEADER_LEN as u64 + DESC_LEN as u64 * u64::from(h.count) + u64::from(h.heap_bytes);
+    let meta_end = HEADER_LEN as u64 + h.meta_bytes();
     let block = align64(meta_end).and_then(|p| p.checked_add(h.payload_bytes));
     Ok((meta_end, block))
 }

@@ -53,6 +53,7 @@ pub use aligned::{AlignedBuf, READ_CHUNK};
 pub use builder::{TensorSpec, TensorsBuilder};
 pub use check::{check_buffer, TENSORS_HASH};
 pub use dtype::{Dtype, Element, Quant, QuantScheme, OPAQUE_MAX, OPAQUE_MIN};
+pub(crate) use layout::meta_bytes;
 pub use layout::{
     header_lens, ALIGN, DESC_LEN, FLAG_LE, FLAG_NAMES, HEADER_LEN, MAGIC, MAX_RANK, VERSION,
 };

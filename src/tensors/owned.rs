@@ -99,14 +99,9 @@ impl Tensors {
         let (meta_end, block_len) = match header_lens(&header, opts) {
             Ok(lens) => lens,
             Err(e) if e.code() == ErrorCode::Eof => {
-                // `P + payload_bytes` overflows: spec 7 step 1 first checks
-                // that the descriptors and heap are there (EOF at the count).
-                let word = |at: usize| {
-                    let mut w = [0u8; 4];
-                    w.copy_from_slice(&header[at..at + 4]);
-                    u64::from(u32::from_le_bytes(w))
-                };
-                buf.read_exact_from(r, 128 * word(8) + word(12))
+                // `P + payload_bytes` overflows: the descriptors and heap
+                // first, as a slice checks them (EOF at the count).
+                buf.read_exact_from(r, super::layout::meta_bytes(&header))
                     .map_err(|e| map(e, H_COUNT, "descriptors or name heap"))?;
                 return Err(e);
             }
