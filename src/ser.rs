@@ -95,9 +95,23 @@ impl<'w> Serializer<'w> {
         self.out.extend_from_slice(b);
     }
 
+    /// Flushes when the buffer is full and nothing needs patching. The
+    /// hot part is one compare (`flush_at` is `usize::MAX` for `to_vec`);
+    /// the `pending` test sits in the cold call, so that LLVM does not fold
+    /// both tests into branch-free code on every element.
     #[inline]
     fn maybe_flush(&mut self) -> Result<()> {
-        if self.out.len() >= self.flush_at && self.pending == 0 {
+        if self.out.len() >= self.flush_at {
+            self.flush_if_idle()
+        } else {
+            Ok(())
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn flush_if_idle(&mut self) -> Result<()> {
+        if self.pending == 0 {
             self.flush()?;
         }
         Ok(())
@@ -160,10 +174,7 @@ impl<'w> Serializer<'w> {
     fn plain_bytes(&mut self, v: &[u8]) -> Result<()> {
         self.put_count(v.len(), "length")?;
         self.put(v);
-        if self.out.len() >= self.flush_at {
-            self.maybe_flush()?;
-        }
-        Ok(())
+        self.maybe_flush()
     }
 
     #[inline]
@@ -515,10 +526,8 @@ impl ser::SerializeSeq for SeqSer<'_, '_> {
             *n += 1;
         }
         value.serialize(&mut *self.ser)?;
-        if self.ser.out.len() >= self.ser.flush_at && self.patch.is_none() {
-            self.ser.maybe_flush()?;
-        }
-        Ok(())
+        // With a count to patch, `pending` holds the flush back.
+        self.ser.maybe_flush()
     }
 
     #[inline]
