@@ -29,14 +29,15 @@ enum Sink<'w> {
 /// The Frozen serializer. Use [`to_vec`](crate::to_vec),
 /// [`to_writer`](crate::to_writer) or the [`Options`] methods rather than
 /// building one directly.
-pub struct Serializer<'w> {
+///
+/// `STREAM` is false for `to_vec` and friends (the buffer is the result, it
+/// is never flushed): the flush check per sequence element and per string
+/// then compiles away.
+pub struct Serializer<'w, const STREAM: bool = true> {
     out: Vec<u8>,
     /// Bytes already handed to the sink.
     flushed: u64,
     sink: Sink<'w>,
-    /// Flush once this many bytes are buffered: `FLUSH_AT` for a sink,
-    /// `usize::MAX` for `to_vec` (never), so the check is one compare.
-    flush_at: usize,
     /// Open maps / unknown-length seqs: while > 0 nothing is flushed.
     pending: u32,
     /// What makes a str/bytes value special, in one word so that the common
@@ -65,14 +66,10 @@ struct Entry {
     end: usize,
 }
 
-impl<'w> Serializer<'w> {
+impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
     fn with_sink(out: Vec<u8>, sink: Sink<'w>, opts: &Options) -> Self {
-        let flush_at = match sink {
-            Sink::None => usize::MAX,
-            _ => FLUSH_AT,
-        };
+        debug_assert_eq!(STREAM, !matches!(sink, Sink::None));
         Serializer {
-            flush_at,
             out,
             flushed: 0,
             sink,
@@ -95,13 +92,13 @@ impl<'w> Serializer<'w> {
         self.out.extend_from_slice(b);
     }
 
-    /// Flushes when the buffer is full and nothing needs patching. The
-    /// hot part is one compare (`flush_at` is `usize::MAX` for `to_vec`);
-    /// the `pending` test sits in the cold call, so that LLVM does not fold
+    /// Flushes when the buffer is full and nothing needs patching. Nothing
+    /// at all without a sink; else the hot part is one compare, and the
+    /// `pending` test sits in the cold call, so that LLVM does not fold
     /// both tests into branch-free code on every element.
     #[inline]
     fn maybe_flush(&mut self) -> Result<()> {
-        if self.out.len() >= self.flush_at {
+        if STREAM && self.out.len() >= FLUSH_AT {
             self.flush_if_idle()
         } else {
             Ok(())
@@ -147,7 +144,7 @@ impl<'w> Serializer<'w> {
 
     fn finish(mut self) -> Result<(Vec<u8>, u64)> {
         self.check_limit()?;
-        if !matches!(self.sink, Sink::None) {
+        if STREAM {
             self.flush()?;
         }
         let total = self.total();
@@ -193,7 +190,7 @@ impl<'w> Serializer<'w> {
     fn write_raw_block(&mut self, v: &[u8]) -> Result<()> {
         // A tensor directory: the block in place, no count. Large blocks go
         // straight to a writer sink when nothing needs patching.
-        if self.pending == 0 && v.len() >= FLUSH_AT && !matches!(self.sink, Sink::None) {
+        if self.pending == 0 && v.len() >= FLUSH_AT && STREAM {
             self.flush()?;
             if let Some(limit) = self.limit {
                 if self.flushed.saturating_add(v.len() as u64) > limit {
@@ -245,7 +242,7 @@ pub(crate) fn to_extend_after<T: ?Sized + Serialize>(
     value: &T,
     opts: &Options,
 ) -> Result<()> {
-    let mut ser = Serializer::with_sink(std::mem::take(out), Sink::None, opts);
+    let mut ser = Serializer::<false>::with_sink(std::mem::take(out), Sink::None, opts);
     ser.prefix = ser.out.len() as u64;
     let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
     *out = ser.out;
@@ -261,7 +258,8 @@ pub(crate) fn to_writer<W: io::Write, T: ?Sized + Serialize>(
     value: &T,
     opts: &Options,
 ) -> Result<()> {
-    let mut ser = Serializer::with_sink(Vec::with_capacity(256), Sink::Writer(&mut writer), opts);
+    let mut ser =
+        Serializer::<true>::with_sink(Vec::with_capacity(256), Sink::Writer(&mut writer), opts);
     value.serialize(&mut ser)?;
     ser.finish()?;
     Ok(())
@@ -269,7 +267,7 @@ pub(crate) fn to_writer<W: io::Write, T: ?Sized + Serialize>(
 
 /// The number of bytes `to_vec` would produce.
 pub(crate) fn serialized_size<T: ?Sized + Serialize>(value: &T, opts: &Options) -> Result<u64> {
-    let mut ser = Serializer::with_sink(Vec::new(), Sink::Count, opts);
+    let mut ser = Serializer::<true>::with_sink(Vec::new(), Sink::Count, opts);
     value.serialize(&mut ser)?;
     Ok(ser.finish()?.1)
 }
@@ -286,14 +284,14 @@ macro_rules! put_le {
     };
 }
 
-impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
+impl<'a, 'w, const STREAM: bool> ser::Serializer for &'a mut Serializer<'w, STREAM> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = SeqSer<'a, 'w>;
+    type SerializeSeq = SeqSer<'a, 'w, STREAM>;
     type SerializeTuple = Self;
     type SerializeTupleStruct = Self;
     type SerializeTupleVariant = Self;
-    type SerializeMap = MapSer<'a, 'w>;
+    type SerializeMap = MapSer<'a, 'w, STREAM>;
     type SerializeStruct = Self;
     type SerializeStructVariant = Self;
 
@@ -409,7 +407,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
     }
 
     #[inline]
-    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 'w>> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 'w, STREAM>> {
         match len {
             Some(n) => {
                 self.put_count(n, "sequence count")?;
@@ -452,7 +450,7 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
         Ok(self)
     }
 
-    fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'a, 'w>> {
+    fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'a, 'w, STREAM>> {
         if let Some(n) = len {
             // Fail early on counts the wire cannot carry.
             if u32::try_from(n).is_err() {
@@ -510,13 +508,13 @@ impl<'a, 'w> ser::Serializer for &'a mut Serializer<'w> {
 
 /// Sequence state: a known count was already written, or the count is
 /// patched in at the end.
-pub struct SeqSer<'a, 'w> {
-    ser: &'a mut Serializer<'w>,
+pub struct SeqSer<'a, 'w, const STREAM: bool> {
+    ser: &'a mut Serializer<'w, STREAM>,
     /// (position of the 4-byte count, elements so far) for unknown lengths.
     patch: Option<(usize, u64)>,
 }
 
-impl ser::SerializeSeq for SeqSer<'_, '_> {
+impl<const STREAM: bool> ser::SerializeSeq for SeqSer<'_, '_, STREAM> {
     type Ok = ();
     type Error = Error;
 
@@ -550,7 +548,7 @@ impl ser::SerializeSeq for SeqSer<'_, '_> {
 
 macro_rules! compound {
     ($tr:ident, $method:ident $(, $key:ident)?) => {
-        impl ser::$tr for &mut Serializer<'_> {
+        impl<const STREAM: bool> ser::$tr for &mut Serializer<'_, STREAM> {
             type Ok = ();
             type Error = Error;
 
@@ -576,8 +574,8 @@ compound!(SerializeStructVariant, serialize_field, _key);
 /// Map state: entries are written in arrival order straight into the
 /// buffer; when a key arrives out of order, the entries are sorted by key
 /// sort bytes at the end (spec 2.1).
-pub struct MapSer<'a, 'w> {
-    ser: &'a mut Serializer<'w>,
+pub struct MapSer<'a, 'w, const STREAM: bool> {
+    ser: &'a mut Serializer<'w, STREAM>,
     count_at: usize,
     /// Index of this map's first entry in `ser.entries`.
     base: usize,
@@ -586,11 +584,11 @@ pub struct MapSer<'a, 'w> {
     entry_start: usize,
 }
 
-impl MapSer<'_, '_> {
+impl<const STREAM: bool> MapSer<'_, '_, STREAM> {
     /// Sort bytes of an entry's key: a key that is exactly one str/bytes
     /// value sorts by content without the count.
     #[inline]
-    fn sort_range(ser: &Serializer<'_>, start: usize, end: usize) -> (usize, usize) {
+    fn sort_range(ser: &Serializer<'_, STREAM>, start: usize, end: usize) -> (usize, usize) {
         if ser.last_str == (start + 4, end) {
             (start + 4, end)
         } else {
@@ -599,7 +597,7 @@ impl MapSer<'_, '_> {
     }
 }
 
-impl ser::SerializeMap for MapSer<'_, '_> {
+impl<const STREAM: bool> ser::SerializeMap for MapSer<'_, '_, STREAM> {
     type Ok = ();
     type Error = Error;
 
