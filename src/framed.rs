@@ -199,7 +199,7 @@ where
 
 /// The header, then the value.
 fn write_vec<T: ?Sized + Serialize>(opts: &Options, hash: u64, value: &T) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(64 + FRAME_LEN);
+    let mut out = crate::ser::buffer_for(value, opts, FRAME_LEN);
     put_header(&mut out, hash);
     crate::ser::to_extend_after(&mut out, 0, value, opts)?;
     Ok(out)

@@ -50,6 +50,7 @@ mod raw;
 pub mod read;
 pub mod schema;
 pub mod ser;
+mod size;
 pub mod tensors;
 pub use tensors::{Dtype, Tensors, TensorsBuilder, TensorsView};
 

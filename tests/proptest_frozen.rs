@@ -114,6 +114,11 @@ proptest! {
     fn round_trip_every_path(v in rich()) {
         let bytes = kiln_serde::to_vec(&v).unwrap();
         prop_assert_eq!(kiln_serde::serialized_size(&v).unwrap(), bytes.len() as u64);
+        // to_vec sizes its buffer by a counting pre-pass: exact, so one
+        // allocation and no slack (a wrong count shows here as spare room).
+        prop_assert_eq!(bytes.capacity(), bytes.len());
+        let framed = kiln_serde::framed::to_vec(&v).unwrap();
+        prop_assert_eq!(framed.capacity(), framed.len());
         let mut w = Vec::new();
         kiln_serde::to_writer(&mut w, &v).unwrap();
         prop_assert_eq!(&w, &bytes);

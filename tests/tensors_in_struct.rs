@@ -48,6 +48,8 @@ fn tensors_field_is_the_block_in_place() {
     // id (8) + label (4 + 5) + block + step (4): no count before the block.
     let block = t.as_bytes();
     assert_eq!(bytes.len(), 8 + 9 + block.len() + 4);
+    // The sizing pre-pass counts the block raw too: one exact allocation.
+    assert_eq!(bytes.capacity(), bytes.len());
     assert_eq!(&bytes[17..17 + block.len()], block);
     assert_eq!(&bytes[17 + block.len()..], &99u32.to_le_bytes());
     assert_eq!(

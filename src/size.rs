@@ -1,0 +1,278 @@
+//! A serializer that only counts bytes: the length `to_vec` is about to
+//! produce, so that `to_vec` allocates its buffer once instead of doubling
+//! it (bincode 1's `serialize` does the same pre-pass).
+//!
+//! It is a hint, not a check: it adds up sizes by the same rules as
+//! `ser.rs` (spec section 2) but validates nothing (counts above the wire
+//! maximum, duplicate map keys, a size limit). The real pass reports those.
+//! [`serialized_size`](crate::serialized_size) therefore still runs the real
+//! serializer: it must fail exactly where `to_vec` fails.
+
+use std::fmt;
+
+use serde::ser::{self, Serialize};
+
+use crate::tensors::TENSORS_TOKEN;
+
+/// The number of bytes `value` encodes to, when its `Serialize` impl
+/// succeeds; `None` if it fails (the real pass will say why).
+#[inline]
+pub(crate) fn hint<T: ?Sized + Serialize>(value: &T) -> Option<usize> {
+    let mut c = Counter {
+        n: 0,
+        raw_next: false,
+    };
+    value.serialize(&mut c).ok().map(|()| c.n)
+}
+
+struct Counter {
+    /// Bytes so far (saturating: a hint never wraps).
+    n: usize,
+    /// The next bytes are a tensor directory block, written without count.
+    raw_next: bool,
+}
+
+impl Counter {
+    #[inline]
+    fn add(&mut self, k: usize) {
+        self.n = self.n.saturating_add(k);
+    }
+}
+
+/// The counter's error: the value's own `Serialize` impl failed.
+#[derive(Debug)]
+pub(crate) struct Failed;
+
+impl fmt::Display for Failed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("serialize failed")
+    }
+}
+
+impl std::error::Error for Failed {}
+
+impl ser::Error for Failed {
+    fn custom<M: fmt::Display>(_msg: M) -> Self {
+        Failed
+    }
+}
+
+type R = Result<(), Failed>;
+
+macro_rules! fixed {
+    ($($fn:ident: $t:ty),*) => {
+        $(
+            #[inline]
+            fn $fn(self, _v: $t) -> R {
+                self.add(std::mem::size_of::<$t>());
+                Ok(())
+            }
+        )*
+    };
+}
+
+impl ser::Serializer for &mut Counter {
+    type Ok = ();
+    type Error = Failed;
+    type SerializeSeq = Self;
+    type SerializeTuple = Self;
+    type SerializeTupleStruct = Self;
+    type SerializeTupleVariant = Self;
+    type SerializeMap = Self;
+    type SerializeStruct = Self;
+    type SerializeStructVariant = Self;
+
+    fixed!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
+        serialize_i64: i64, serialize_i128: i128, serialize_u8: u8, serialize_u16: u16,
+        serialize_u32: u32, serialize_u64: u64, serialize_u128: u128, serialize_f32: f32,
+        serialize_f64: f64);
+
+    #[inline]
+    fn serialize_char(self, _v: char) -> R {
+        self.add(4);
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_str(self, v: &str) -> R {
+        self.serialize_bytes(v.as_bytes())
+    }
+
+    #[inline]
+    fn serialize_bytes(self, v: &[u8]) -> R {
+        if self.raw_next {
+            self.raw_next = false;
+        } else {
+            self.add(4);
+        }
+        self.add(v.len());
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_none(self) -> R {
+        self.add(1);
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> R {
+        self.add(1);
+        value.serialize(self)
+    }
+
+    #[inline]
+    fn serialize_unit(self) -> R {
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_unit_struct(self, _name: &'static str) -> R {
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_unit_variant(self, _n: &'static str, _idx: u32, _v: &'static str) -> R {
+        self.add(4);
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, name: &'static str, value: &T) -> R {
+        if name.len() == TENSORS_TOKEN.len() && name == TENSORS_TOKEN {
+            self.raw_next = true;
+            let r = value.serialize(&mut *self);
+            self.raw_next = false;
+            return r;
+        }
+        value.serialize(self)
+    }
+
+    #[inline]
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _n: &'static str,
+        _idx: u32,
+        _v: &'static str,
+        value: &T,
+    ) -> R {
+        self.add(4);
+        value.serialize(self)
+    }
+
+    #[inline]
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Self, Failed> {
+        self.add(4);
+        Ok(self)
+    }
+
+    #[inline]
+    fn serialize_tuple(self, _len: usize) -> Result<Self, Failed> {
+        Ok(self)
+    }
+
+    #[inline]
+    fn serialize_tuple_struct(self, _n: &'static str, _len: usize) -> Result<Self, Failed> {
+        Ok(self)
+    }
+
+    #[inline]
+    fn serialize_tuple_variant(
+        self,
+        _n: &'static str,
+        _idx: u32,
+        _v: &'static str,
+        _len: usize,
+    ) -> Result<Self, Failed> {
+        self.add(4);
+        Ok(self)
+    }
+
+    #[inline]
+    fn serialize_map(self, _len: Option<usize>) -> Result<Self, Failed> {
+        self.add(4);
+        Ok(self)
+    }
+
+    #[inline]
+    fn serialize_struct(self, _n: &'static str, _len: usize) -> Result<Self, Failed> {
+        Ok(self)
+    }
+
+    #[inline]
+    fn serialize_struct_variant(
+        self,
+        _n: &'static str,
+        _idx: u32,
+        _v: &'static str,
+        _len: usize,
+    ) -> Result<Self, Failed> {
+        self.add(4);
+        Ok(self)
+    }
+
+    fn collect_str<T: ?Sized + fmt::Display>(self, value: &T) -> R {
+        struct Len(usize);
+        impl fmt::Write for Len {
+            fn write_str(&mut self, s: &str) -> fmt::Result {
+                self.0 = self.0.saturating_add(s.len());
+                Ok(())
+            }
+        }
+        let mut len = Len(0);
+        fmt::write(&mut len, format_args!("{value}")).map_err(|_| Failed)?;
+        self.add(4);
+        self.add(len.0);
+        Ok(())
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+macro_rules! compound {
+    ($tr:ident, $method:ident $(, $key:ident)?) => {
+        impl ser::$tr for &mut Counter {
+            type Ok = ();
+            type Error = Failed;
+
+            #[inline]
+            fn $method<T: ?Sized + Serialize>(&mut self, $($key: &'static str,)? value: &T) -> R {
+                value.serialize(&mut **self)
+            }
+
+            #[inline]
+            fn end(self) -> R {
+                Ok(())
+            }
+        }
+    };
+}
+
+compound!(SerializeSeq, serialize_element);
+compound!(SerializeTuple, serialize_element);
+compound!(SerializeTupleStruct, serialize_field);
+compound!(SerializeTupleVariant, serialize_field);
+compound!(SerializeStruct, serialize_field, _key);
+compound!(SerializeStructVariant, serialize_field, _key);
+
+impl ser::SerializeMap for &mut Counter {
+    type Ok = ();
+    type Error = Failed;
+
+    #[inline]
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> R {
+        key.serialize(&mut **self)
+    }
+
+    #[inline]
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> R {
+        value.serialize(&mut **self)
+    }
+
+    #[inline]
+    fn end(self) -> R {
+        Ok(())
+    }
+}
