@@ -26,7 +26,11 @@ pub(crate) fn hint<T: ?Sized + Serialize>(value: &T) -> Option<usize> {
 }
 
 struct Counter {
-    /// Bytes so far (saturating: a hint never wraps).
+    /// Bytes so far. Wrapping, not saturating: consecutive constant adds
+    /// then fold into one (`saturating_add` kept an add + cmov chain per
+    /// field, a third of `updates`' to_vec time). Only a value repeating
+    /// one borrowed slice ~2^64 bytes' worth could wrap it, and then the
+    /// hint is just wrong (a reservation that fails or is too small).
     n: usize,
     /// The next bytes are a tensor directory block, written without count.
     raw_next: bool,
@@ -35,7 +39,7 @@ struct Counter {
 impl Counter {
     #[inline]
     fn add(&mut self, k: usize) {
-        self.n = self.n.saturating_add(k);
+        self.n = self.n.wrapping_add(k);
     }
 }
 
@@ -215,7 +219,7 @@ impl ser::Serializer for &mut Counter {
         struct Len(usize);
         impl fmt::Write for Len {
             fn write_str(&mut self, s: &str) -> fmt::Result {
-                self.0 = self.0.saturating_add(s.len());
+                self.0 = self.0.wrapping_add(s.len());
                 Ok(())
             }
         }
