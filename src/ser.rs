@@ -175,16 +175,27 @@ impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
     }
 
     #[inline]
-    fn put_count(&mut self, len: usize, what: &str) -> Result<()> {
-        let n = u32::try_from(len).map_err(|_| {
-            Error::new_fmt(
-                ErrorCode::Limit,
-                Some(self.total()),
-                format_args!("{what} of {len} is above the wire maximum 4,294,967,295"),
-            )
-        })?;
-        self.put(&n.to_le_bytes());
-        Ok(())
+    fn put_count(&mut self, len: usize, what: &'static str) -> Result<()> {
+        match u32::try_from(len) {
+            Ok(n) => {
+                self.put(&n.to_le_bytes());
+                Ok(())
+            }
+            Err(_) => Err(self.count_too_big(len, what)),
+        }
+    }
+
+    /// The error of [`Self::put_count`], out of line: as a `map_err`
+    /// closure its captures were stored on the stack before every string's
+    /// count, 4 instructions each.
+    #[cold]
+    #[inline(never)]
+    fn count_too_big(&self, len: usize, what: &'static str) -> Error {
+        Error::new_fmt(
+            ErrorCode::Limit,
+            Some(self.total()),
+            format_args!("{what} of {len} is above the wire maximum 4,294,967,295"),
+        )
     }
 
     fn write_raw_block(&mut self, v: &[u8]) -> Result<()> {
