@@ -276,6 +276,7 @@ pub(crate) fn to_extend<T: ?Sized + Serialize>(
 /// Serializes, appending to `out`, whose bytes from `start` on are a header
 /// the caller already wrote (a frame): error offsets count them, the size
 /// limit does not. On error `out` is cut back to `start`.
+#[inline(always)]
 pub(crate) fn to_extend_after<T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
     start: usize,
