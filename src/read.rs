@@ -12,6 +12,7 @@
 use std::io;
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::raw::Cursor;
 
 /// Largest single growth of a stream's scratch buffer.
 pub(crate) const CHUNK: usize = 64 * 1024;
@@ -95,11 +96,12 @@ pub trait Read<'de>: private::Sealed {
 pub struct SliceRead<'de> {
     /// The whole input.
     full: &'de [u8],
-    /// The readable bytes (`full`, cut at a total size limit).
-    data: &'de [u8],
-    /// Bytes read so far. Only this moves on a read (one store), where a
-    /// shrinking `&[u8]` window stores pointer and length back.
-    pos: usize,
+    /// The readable bytes (`full`, cut at a total size limit) and the
+    /// position in them. Only the position moves on a read (one store),
+    /// where a shrinking `&[u8]` window stores pointer and length back; and
+    /// the cursor knows it never passes the end, so a read makes one length
+    /// test ([`crate::raw::Cursor`]).
+    cur: Cursor<'de>,
 }
 
 impl<'de> SliceRead<'de> {
@@ -111,20 +113,19 @@ impl<'de> SliceRead<'de> {
         };
         SliceRead {
             full: slice,
-            data: slice.get(..end).unwrap_or(slice),
-            pos: 0,
+            cur: Cursor::new(slice.get(..end).unwrap_or(slice)),
         }
     }
 
     #[inline]
     fn pos(&self) -> usize {
-        self.pos
+        self.cur.pos()
     }
 
     /// The readable bytes not read yet.
     #[inline]
     fn unread(&self) -> &'de [u8] {
-        self.data.get(self.pos..).unwrap_or_default()
+        self.cur.unread()
     }
 
     /// The bytes not yet read (up to the real end of the slice).
@@ -142,23 +143,20 @@ impl<'de> SliceRead<'de> {
     #[cold]
     #[inline(never)]
     fn short(&self, n: usize, at: u64) -> Error {
-        if self.data.len() < self.full.len() && self.full.len() - self.pos() >= n {
+        if self.cur.data().len() < self.full.len() && self.full.len() - self.pos() >= n {
             Error::at_fmt(
                 ErrorCode::Limit,
                 at,
                 format_args!(
                     "reading {n} more bytes passes the size limit of {} bytes",
-                    self.data.len()
+                    self.cur.data().len()
                 ),
             )
         } else {
             Error::at_fmt(
                 ErrorCode::Eof,
                 at,
-                format_args!(
-                    "needs {n} bytes, only {} remain",
-                    self.data.len() - self.pos
-                ),
+                format_args!("needs {n} bytes, only {} remain", self.unread().len()),
             )
         }
     }
@@ -174,7 +172,7 @@ impl<'de> Read<'de> for SliceRead<'de> {
 
     #[inline]
     fn remaining(&self) -> Option<usize> {
-        Some(self.data.len() - self.pos)
+        Some(self.unread().len())
     }
 
     fn trailing(&self) -> usize {
@@ -183,11 +181,8 @@ impl<'de> Read<'de> for SliceRead<'de> {
 
     #[inline]
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        match self.unread().first_chunk::<N>() {
-            Some(head) => {
-                self.pos += N;
-                Ok(*head)
-            }
+        match self.cur.read_array::<N>() {
+            Some(head) => Ok(head),
             None => Err(self.short_here(N)),
         }
     }
@@ -199,11 +194,8 @@ impl<'de> Read<'de> for SliceRead<'de> {
         at: u64,
         _scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
-        match self.unread().get(..n) {
-            Some(head) => {
-                self.pos += n;
-                Ok(Reference::Borrowed(head))
-            }
+        match self.cur.take(n) {
+            Some(head) => Ok(Reference::Borrowed(head)),
             None => Err(self.short(n, at)),
         }
     }
@@ -217,11 +209,8 @@ impl<'de> Read<'de> for SliceRead<'de> {
         let len = crate::tensors::validate(self.unread(), opts)
             .map_err(|e| e.shifted(base as u64))?
             .block_len();
-        match self.unread().get(..len) {
-            Some(block) => {
-                self.pos += len;
-                Ok(Reference::Borrowed(block))
-            }
+        match self.cur.take(len) {
+            Some(block) => Ok(Reference::Borrowed(block)),
             None => Err(Error::at(
                 ErrorCode::Eof,
                 base as u64,
