@@ -151,18 +151,20 @@ impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
         Ok((self.out, total))
     }
 
-    /// `serialize_bytes` when [`Self::special`] is set: a tensor directory
-    /// block, or a str/bytes inside a map key (its content range is kept
-    /// for the key sort, spec 2.1).
+    /// `serialize_bytes` when [`Self::special`] is set (a tensor directory
+    /// block, or a str/bytes inside a map key, whose content range is kept
+    /// for the key sort, spec 2.1) or the length is above the wire maximum.
     #[inline(never)]
     fn special_bytes(&mut self, v: &[u8]) -> Result<()> {
         if self.special & RAW_NEXT != 0 {
             self.special &= !RAW_NEXT;
             return self.write_raw_block(v);
         }
-        // The content starts after the 4-byte count.
-        let start = self.out.len() + 4;
-        self.last_str = (start, start + v.len());
+        if self.special != 0 {
+            // The content starts after the 4-byte count.
+            let start = self.out.len() + 4;
+            self.last_str = (start, start + v.len());
+        }
         self.plain_bytes(v)
     }
 
@@ -377,10 +379,14 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for &'a mut Serializer<'w, STRE
 
     #[inline]
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
-        if self.special != 0 {
+        // One test for the two rare cases: a special state, or a length the
+        // u32 count cannot carry (`plain_bytes` then reports it).
+        if self.special | ((v.len() as u64) >> 32) as u32 != 0 {
             return self.special_bytes(v);
         }
-        self.plain_bytes(v)
+        self.put(&(v.len() as u32).to_le_bytes());
+        self.put(v);
+        self.maybe_flush()
     }
 
     #[inline]
