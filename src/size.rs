@@ -206,13 +206,13 @@ impl ser::Serializer for &mut Counter {
     #[inline]
     fn serialize_struct_variant(
         self,
-        _n: &'static str,
-        _idx: u32,
-        _v: &'static str,
-        _len: usize,
+        n: &'static str,
+        idx: u32,
+        v: &'static str,
+        len: usize,
     ) -> Result<Self, Failed> {
-        self.add(4);
-        Ok(self)
+        // The same bytes: the u32 variant index, then the fields.
+        self.serialize_tuple_variant(n, idx, v, len)
     }
 
     fn collect_str<T: ?Sized + fmt::Display>(self, value: &T) -> R {
