@@ -107,6 +107,10 @@ pub fn to_extend<T: ?Sized + Serialize>(out: &mut Vec<u8>, value: &T) -> Result<
 
 /// The number of bytes [`to_vec`] would produce, without keeping them.
 ///
+/// A value without maps is counted, not encoded (a map's duplicate keys
+/// only show in its bytes, so a value with maps is encoded into a bounded
+/// buffer and dropped).
+///
 /// # Errors
 /// As [`to_vec`].
 ///

@@ -310,6 +310,14 @@ pub(crate) fn to_writer<W: io::Write, T: ?Sized + Serialize>(
 
 /// The number of bytes `to_vec` would produce.
 pub(crate) fn serialized_size<T: ?Sized + Serialize>(value: &T, opts: &Options) -> Result<u64> {
+    // A counting pass when it can vouch for the result (no map, counts
+    // within the wire maximum, within the size limit); else the real
+    // serializer, so that every error is the one `to_vec` gives.
+    if let Some(n) = crate::size::exact(value) {
+        if opts.limit.is_none_or(|limit| n <= limit) {
+            return Ok(n);
+        }
+    }
     let mut ser = Serializer::<true>::with_sink(Vec::new(), Sink::Count, opts);
     value.serialize(&mut ser)?;
     Ok(ser.finish()?.1)

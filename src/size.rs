@@ -2,11 +2,16 @@
 //! produce, so that `to_vec` allocates its buffer once instead of doubling
 //! it (bincode 1's `serialize` does the same pre-pass).
 //!
-//! It is a hint, not a check: it adds up sizes by the same rules as
-//! `ser.rs` (spec section 2) but validates nothing (counts above the wire
-//! maximum, duplicate map keys, a size limit). The real pass reports those.
-//! [`serialized_size`](crate::serialized_size) therefore still runs the real
-//! serializer: it must fail exactly where `to_vec` fails.
+//! As a hint it adds up sizes by the same rules as `ser.rs` (spec section
+//! 2) and validates nothing (counts above the wire maximum, duplicate map
+//! keys, a size limit): the real pass reports those.
+//!
+//! [`serialized_size`](crate::serialized_size) must fail exactly where
+//! `to_vec` fails, so it takes the count only when the counter can vouch
+//! for it ([`exact`]): no map (a duplicate key is an error only the bytes
+//! show), no unknown-length sequence, every count and length within the
+//! u32 wire maximum, every tensor newtype around bytes. Otherwise it runs
+//! the real serializer.
 
 use std::fmt;
 
@@ -18,14 +23,24 @@ use crate::tensors::TENSORS_TOKEN;
 /// succeeds; `None` if it fails (the real pass will say why).
 #[inline]
 pub(crate) fn hint<T: ?Sized + Serialize>(value: &T) -> Option<usize> {
-    let mut c = Counter {
-        n: 0,
-        raw_next: false,
-    };
+    let mut c = Counter::<false>::new();
     value.serialize(&mut c).ok().map(|()| c.n)
 }
 
-struct Counter {
+/// The number of bytes `value` encodes to, when the real serializer would
+/// certainly produce exactly that many without an error (see the module
+/// docs); `None` when only the real pass can tell.
+pub(crate) fn exact<T: ?Sized + Serialize>(value: &T) -> Option<u64> {
+    let mut c = Counter::<true>::new();
+    match value.serialize(&mut c) {
+        Ok(()) if c.exact => u64::try_from(c.n).ok(),
+        _ => None,
+    }
+}
+
+/// `EXACT`: also track whether the count can be vouched for (`exact`);
+/// without it (the `to_vec` hint) those tests compile away.
+struct Counter<const EXACT: bool> {
     /// Bytes so far. Wrapping, not saturating: consecutive constant adds
     /// then fold into one (`saturating_add` kept an add + cmov chain per
     /// field, a third of `updates`' to_vec time). Only a value repeating
@@ -34,13 +49,37 @@ struct Counter {
     n: usize,
     /// The next bytes are a tensor directory block, written without count.
     raw_next: bool,
+    /// With `EXACT`: nothing seen that only the real pass can judge.
+    exact: bool,
 }
 
-impl Counter {
+impl<const EXACT: bool> Counter<EXACT> {
+    fn new() -> Self {
+        Counter {
+            n: 0,
+            raw_next: false,
+            exact: true,
+        }
+    }
+
     #[inline]
     fn add(&mut self, k: usize) {
         self.n = self.n.wrapping_add(k);
     }
+
+    /// With `EXACT`: `ok` must hold for the count to be vouched for.
+    #[inline]
+    fn vouch(&mut self, ok: bool) {
+        if EXACT {
+            self.exact &= ok;
+        }
+    }
+}
+
+/// Counts and lengths the wire carries (a u32).
+#[inline]
+fn fits(n: usize) -> bool {
+    u32::try_from(n).is_ok()
 }
 
 /// The counter's error: the value's own `Serialize` impl failed.
@@ -75,7 +114,7 @@ macro_rules! fixed {
     };
 }
 
-impl ser::Serializer for &mut Counter {
+impl<const EXACT: bool> ser::Serializer for &mut Counter<EXACT> {
     type Ok = ();
     type Error = Failed;
     type SerializeSeq = Self;
@@ -107,6 +146,7 @@ impl ser::Serializer for &mut Counter {
         if self.raw_next {
             self.raw_next = false;
         } else {
+            self.vouch(fits(v.len()));
             self.add(4);
         }
         self.add(v.len());
@@ -146,6 +186,9 @@ impl ser::Serializer for &mut Counter {
         if name.len() == TENSORS_TOKEN.len() && name == TENSORS_TOKEN {
             self.raw_next = true;
             let r = value.serialize(&mut *self);
+            // Still set: the newtype held no bytes, which `ser.rs` rejects.
+            let raw_left = self.raw_next;
+            self.vouch(!raw_left);
             self.raw_next = false;
             return r;
         }
@@ -165,7 +208,9 @@ impl ser::Serializer for &mut Counter {
     }
 
     #[inline]
-    fn serialize_seq(self, _len: Option<usize>) -> Result<Self, Failed> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<Self, Failed> {
+        // Unknown lengths: the count is checked when the sequence ends.
+        self.vouch(len.is_some_and(fits));
         self.add(4);
         Ok(self)
     }
@@ -194,6 +239,8 @@ impl ser::Serializer for &mut Counter {
 
     #[inline]
     fn serialize_map(self, _len: Option<usize>) -> Result<Self, Failed> {
+        // Only the key bytes can show a duplicate key.
+        self.vouch(false);
         self.add(4);
         Ok(self)
     }
@@ -237,7 +284,7 @@ impl ser::Serializer for &mut Counter {
 
 macro_rules! compound {
     ($tr:ident, $method:ident $(, $key:ident)?) => {
-        impl ser::$tr for &mut Counter {
+        impl<const EXACT: bool> ser::$tr for &mut Counter<EXACT> {
             type Ok = ();
             type Error = Failed;
 
@@ -261,7 +308,7 @@ compound!(SerializeTupleVariant, serialize_field);
 compound!(SerializeStruct, serialize_field, _key);
 compound!(SerializeStructVariant, serialize_field, _key);
 
-impl ser::SerializeMap for &mut Counter {
+impl<const EXACT: bool> ser::SerializeMap for &mut Counter<EXACT> {
     type Ok = ();
     type Error = Failed;
 

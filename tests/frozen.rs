@@ -504,6 +504,7 @@ fn counts_above_the_wire_maximum_are_limit_on_encode() {
         kiln_serde::to_vec(&Seq).unwrap_err(),
         kiln_serde::to_vec(&Map).unwrap_err(),
         kiln_serde::to_writer(std::io::sink(), &Seq).unwrap_err(),
+        kiln_serde::serialized_size(&Seq).unwrap_err(),
         kiln_serde::serialized_size(&Map).unwrap_err(),
     ] {
         assert_eq!(err.code(), ErrorCode::Limit, "{err}");
@@ -517,4 +518,46 @@ fn counts_above_the_wire_maximum_are_limit_on_encode() {
         }
     }
     assert_eq!(kiln_serde::to_vec(&Max).unwrap(), [0xff; 4]);
+}
+
+/// `serialized_size` counts without encoding when it can vouch for the
+/// result (one call of the value's `Serialize`), and runs the real
+/// serializer when only the bytes can tell (a map: a duplicate key; a
+/// tensor newtype around something else than bytes), with `to_vec`'s error.
+#[test]
+fn serialized_size_counts_when_it_can_and_encodes_when_it_must() {
+    use std::cell::Cell;
+    struct Counted<'a, T>(&'a Cell<u32>, T);
+    impl<T: Serialize> Serialize for Counted<'_, T> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            self.0.set(self.0.get() + 1);
+            self.1.serialize(s)
+        }
+    }
+    let calls = Cell::new(0);
+    let plain = Counted(
+        &calls,
+        (7u16, "kiln", vec![Some(1u8), None], 'k', [1.5f64; 2]),
+    );
+    let n = kiln_serde::serialized_size(&plain).unwrap();
+    assert_eq!((n, calls.get()), (2 + 8 + 4 + 3 + 4 + 16, 1));
+    assert_eq!(n, kiln_serde::to_vec(&plain).unwrap().len() as u64);
+
+    let calls = Cell::new(0);
+    let map = Counted(&calls, BTreeMap::from([(1u8, 2u8), (3, 4)]));
+    assert_eq!(kiln_serde::serialized_size(&map).unwrap(), 4 + 4);
+    assert_eq!(calls.get(), 2, "a map: counted, then encoded");
+
+    struct NotBytes;
+    impl Serialize for NotBytes {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_newtype_struct(kiln_serde::tensors::TENSORS_TOKEN, &5u32)
+        }
+    }
+    let encode = kiln_serde::to_vec(&NotBytes).unwrap_err();
+    let size = kiln_serde::serialized_size(&NotBytes).unwrap_err();
+    assert_eq!(
+        (size.code(), size.to_string()),
+        (encode.code(), encode.to_string())
+    );
 }

@@ -130,6 +130,23 @@ proptest! {
         prop_assert_eq!(kiln_serde::to_vec(&back).unwrap(), bytes);
     }
 
+    /// Without maps `serialized_size` takes the counting pass alone: it
+    /// must agree with the bytes (`Rich` has maps, so the test above runs
+    /// the encoding fallback).
+    #[test]
+    fn serialized_size_without_maps(
+        kinds in prop::collection::vec(kind(), 0..6),
+        inner in inner(),
+        pair in (any::<i8>(), prop::option::of(kind().prop_map(Box::new))),
+        arr in any::<[u16; 3]>(),
+        blob in prop::collection::vec(any::<u8>(), 0..16),
+        ch in any::<char>(),
+    ) {
+        let v = (kinds, inner, pair, arr, serde_bytes::ByteBuf::from(blob), ch, 0i128);
+        let bytes = kiln_serde::to_vec(&v).unwrap();
+        prop_assert_eq!(kiln_serde::serialized_size(&v).unwrap(), bytes.len() as u64);
+    }
+
     #[test]
     fn mutations_never_panic_and_decodes_are_canonical(
         v in rich(),
