@@ -160,26 +160,21 @@ fn read_from_reports_missing_descriptors_before_payload_overflow() {
     b.extend_from_slice(&0u32.to_le_bytes());
     b.extend_from_slice(&u64::MAX.to_le_bytes()); // P + payload_bytes overflows
     b.extend_from_slice(&0u64.to_le_bytes());
-    let slice = kiln_serde::tensors::validate(&b, &Default::default()).unwrap_err();
-    let stream = kiln_serde::Tensors::read_from(&mut &b[..], &Default::default()).unwrap_err();
-    assert_eq!(
-        (slice.code(), slice.offset()),
-        (kiln_serde::ErrorCode::Eof, Some(8))
-    );
-    assert_eq!(
-        (stream.code(), stream.offset()),
-        (slice.code(), slice.offset())
-    );
+    // Slice and stream readers: both EOF at the count (offset 8).
+    let eof_at_count = |b: &[u8]| {
+        let slice = kiln_serde::tensors::validate(b, &Default::default()).unwrap_err();
+        let stream = kiln_serde::Tensors::read_from(&mut &b[..], &Default::default()).unwrap_err();
+        assert_eq!(
+            (slice.code(), slice.offset()),
+            (kiln_serde::ErrorCode::Eof, Some(8))
+        );
+        assert_eq!(
+            (stream.code(), stream.offset()),
+            (slice.code(), slice.offset())
+        );
+    };
+    eof_at_count(&b);
     // One byte short of the descriptor table: still EOF at the count.
     b.resize(b.len() + 128 * 128 - 1, 0);
-    let slice = kiln_serde::tensors::validate(&b, &Default::default()).unwrap_err();
-    let stream = kiln_serde::Tensors::read_from(&mut &b[..], &Default::default()).unwrap_err();
-    assert_eq!(
-        (slice.code(), slice.offset()),
-        (kiln_serde::ErrorCode::Eof, Some(8))
-    );
-    assert_eq!(
-        (stream.code(), stream.offset()),
-        (slice.code(), slice.offset())
-    );
+    eof_at_count(&b);
 }
