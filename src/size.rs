@@ -41,11 +41,12 @@ pub(crate) fn exact<T: ?Sized + Serialize>(value: &T) -> Option<u64> {
 /// `EXACT`: also track whether the count can be vouched for (`exact`);
 /// without it (the `to_vec` hint) those tests compile away.
 struct Counter<const EXACT: bool> {
-    /// Bytes so far. Wrapping, not saturating: consecutive constant adds
-    /// then fold into one (`saturating_add` kept an add + cmov chain per
-    /// field, a third of `updates`' to_vec time). Only a value repeating
-    /// one borrowed slice ~2^64 bytes' worth could wrap it, and then the
-    /// hint is just wrong (a reservation that fails or is too small).
+    /// Bytes so far. For the hint, wrapping, not saturating: consecutive
+    /// constant adds then fold into one (`saturating_add` kept an add +
+    /// cmov chain per field, a third of `updates`' to_vec time). Only a
+    /// value repeating one borrowed slice ~2^64 bytes' worth could wrap
+    /// it, and then the hint is just wrong (a reservation that fails or is
+    /// too small). With `EXACT` a wrap withdraws the vouch instead.
     n: usize,
     /// The next bytes are a tensor directory block, written without count.
     raw_next: bool,
@@ -64,7 +65,9 @@ impl<const EXACT: bool> Counter<EXACT> {
 
     #[inline]
     fn add(&mut self, k: usize) {
-        self.n = self.n.wrapping_add(k);
+        let (n, wrapped) = self.n.overflowing_add(k);
+        self.n = n;
+        self.vouch(!wrapped);
     }
 
     /// With `EXACT`: `ok` must hold for the count to be vouched for.
@@ -325,5 +328,25 @@ impl<const EXACT: bool> ser::SerializeMap for &mut Counter<EXACT> {
     #[inline]
     fn end(self) -> R {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Counter;
+
+    #[test]
+    fn an_exact_count_that_wraps_is_not_vouched_for() {
+        let mut c = Counter::<true>::new();
+        c.add(usize::MAX - 1);
+        c.add(1);
+        assert!(c.exact);
+        c.add(4);
+        assert!(!c.exact, "wrapped to {}", c.n);
+        // The hint counter just wraps (its flag is never consulted).
+        let mut h = Counter::<false>::new();
+        h.add(usize::MAX);
+        h.add(2);
+        assert_eq!(h.n, 1);
     }
 }
