@@ -61,6 +61,12 @@ pub use options::Options;
 
 /// Encodes `value` as a standalone Frozen buffer.
 ///
+/// Like bincode 1's `serialize`, it calls `value.serialize` twice: a
+/// counting pass sizes the buffer, so the bytes are written into one
+/// allocation. A `Serialize` impl that can run only once (one that drains
+/// an iterator, say) must go through [`to_extend`] or [`to_writer`], which
+/// call it once.
+///
 /// # Errors
 /// LIMIT for a seq/map/str/bytes longer than the wire maximum; TYPE for
 /// duplicate map keys; MESSAGE for errors raised by the value's `Serialize`.
