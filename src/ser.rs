@@ -12,7 +12,11 @@ use serde::ser::{self, Serialize};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
+use crate::tensors::serde_impl::BlockOnly;
 use crate::tensors::TENSORS_TOKEN;
+
+mod key;
+use key::KeySer;
 
 /// Flush to the sink once this many bytes are buffered (outside maps).
 const FLUSH_AT: usize = 64 * 1024;
@@ -40,12 +44,8 @@ pub struct Serializer<'w, const STREAM: bool = true> {
     sink: Sink<'w>,
     /// Open maps / unknown-length seqs: while > 0 nothing is flushed.
     pending: u32,
-    /// What makes a str/bytes value special, in one word so that the common
-    /// case is one test: [`RAW_NEXT`] (the next `serialize_bytes` is a
-    /// tensor directory: write it raw) plus the number of map keys being
-    /// written (str/bytes positions are tracked only then).
-    special: u32,
-    /// Start and end (in `out`) of the most recent str/bytes *content*.
+    /// Start and end (in `out`) of the most recent str/bytes *content*
+    /// written by a map key's [`KeySer`] (plain strings do not track it).
     last_str: (usize, usize),
     /// Stack of (key sort range, entry range) for open maps.
     entries: Vec<Entry>,
@@ -54,10 +54,6 @@ pub struct Serializer<'w, const STREAM: bool = true> {
     /// header): counted in offsets, not against the limit.
     prefix: u64,
 }
-
-/// The bit of [`Serializer::special`] for "the next bytes are a tensor
-/// directory block"; the bits below count open map keys.
-const RAW_NEXT: u32 = 1 << 31;
 
 #[derive(Clone, Copy)]
 struct Entry {
@@ -74,7 +70,6 @@ impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
             flushed: 0,
             sink,
             pending: 0,
-            special: 0,
             last_str: (usize::MAX, usize::MAX),
             entries: Vec::new(),
             limit: opts.limit,
@@ -149,23 +144,6 @@ impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
         }
         let total = self.total();
         Ok((self.out, total))
-    }
-
-    /// `serialize_bytes` when [`Self::special`] is set (a tensor directory
-    /// block, or a str/bytes inside a map key, whose content range is kept
-    /// for the key sort, spec 2.1) or the length is above the wire maximum.
-    #[inline(never)]
-    fn special_bytes(&mut self, v: &[u8]) -> Result<()> {
-        if self.special & RAW_NEXT != 0 {
-            self.special &= !RAW_NEXT;
-            return self.write_raw_block(v);
-        }
-        if self.special != 0 {
-            // The content starts after the 4-byte count.
-            let start = self.out.len() + 4;
-            self.last_str = (start, start + v.len());
-        }
-        self.plain_bytes(v)
     }
 
     /// A str/bytes value: count, then the bytes.
@@ -387,14 +365,9 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for &'a mut Serializer<'w, STRE
 
     #[inline]
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
-        // One test for the two rare cases: a special state, or a length the
-        // u32 count cannot carry (`plain_bytes` then reports it).
-        if self.special | ((v.len() as u64) >> 32) as u32 != 0 {
-            return self.special_bytes(v);
-        }
-        self.put(&(v.len() as u32).to_le_bytes());
-        self.put(v);
-        self.maybe_flush()
+        // No state to test: map keys go through `KeySer` and tensor blocks
+        // through `BlockOnly`, so a string is the count test and two puts.
+        self.plain_bytes(v)
     }
 
     #[inline]
@@ -432,19 +405,8 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for &'a mut Serializer<'w, STRE
         value: &T,
     ) -> Result<()> {
         if name.len() == TENSORS_TOKEN.len() && name == TENSORS_TOKEN {
-            self.special |= RAW_NEXT;
-            let r = value.serialize(&mut *self);
-            let was_raw = self.special & RAW_NEXT != 0;
-            self.special &= !RAW_NEXT;
-            r?;
-            if was_raw {
-                return Err(Error::new(
-                    ErrorCode::Message,
-                    None,
-                    "a tensors newtype must serialize its block as bytes",
-                ));
-            }
-            return Ok(());
+            // The block raw, without a count; anything but bytes: MESSAGE.
+            return value.serialize(BlockOnly(|block: &[u8]| self.write_raw_block(block)));
         }
         value.serialize(self)
     }
@@ -552,13 +514,18 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for &'a mut Serializer<'w, STRE
     }
 
     fn collect_str<T: ?Sized + std::fmt::Display>(self, value: &T) -> Result<()> {
-        use std::fmt::Write as _;
-        let mut s = String::new();
-        write!(s, "{value}").map_err(|_| {
-            Error::new(ErrorCode::Message, None, "a Display impl returned an error")
-        })?;
-        self.serialize_str(&s)
+        self.serialize_str(&display(value)?)
     }
+}
+
+/// `collect_str`'s text; an error from the `Display` impl is MESSAGE (the
+/// default `to_string` would panic).
+fn display<T: ?Sized + std::fmt::Display>(value: &T) -> Result<String> {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    write!(s, "{value}")
+        .map_err(|_| Error::new(ErrorCode::Message, None, "a Display impl returned an error"))?;
+    Ok(s)
 }
 
 /// Sequence state: a known count was already written, or the count is
@@ -660,10 +627,7 @@ impl<const STREAM: bool> ser::SerializeMap for MapSer<'_, '_, STREAM> {
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         let start = self.ser.out.len();
         self.ser.last_str = (usize::MAX, usize::MAX);
-        self.ser.special += 1;
-        let r = key.serialize(&mut *self.ser);
-        self.ser.special -= 1;
-        r?;
+        key.serialize(KeySer(&mut *self.ser))?;
         let end = self.ser.out.len();
         let k = Self::sort_range(self.ser, start, end);
         if self.sorted && self.ser.entries.len() > self.base {

@@ -17,6 +17,7 @@ use std::fmt;
 
 use serde::ser::{self, Serialize};
 
+use crate::tensors::serde_impl::BlockOnly;
 use crate::tensors::TENSORS_TOKEN;
 
 /// The number of bytes `value` encodes to, when its `Serialize` impl
@@ -48,8 +49,6 @@ struct Counter<const EXACT: bool> {
     /// it, and then the hint is just wrong (a reservation that fails or is
     /// too small). With `EXACT` a wrap withdraws the vouch instead.
     n: usize,
-    /// The next bytes are a tensor directory block, written without count.
-    raw_next: bool,
     /// With `EXACT`: nothing seen that only the real pass can judge.
     exact: bool,
 }
@@ -58,7 +57,6 @@ impl<const EXACT: bool> Counter<EXACT> {
     fn new() -> Self {
         Counter {
             n: 0,
-            raw_next: false,
             exact: true,
         }
     }
@@ -146,12 +144,8 @@ impl<const EXACT: bool> ser::Serializer for &mut Counter<EXACT> {
 
     #[inline]
     fn serialize_bytes(self, v: &[u8]) -> R {
-        if self.raw_next {
-            self.raw_next = false;
-        } else {
-            self.vouch(fits(v.len()));
-            self.add(4);
-        }
+        self.vouch(fits(v.len()));
+        self.add(4);
         self.add(v.len());
         Ok(())
     }
@@ -187,13 +181,12 @@ impl<const EXACT: bool> ser::Serializer for &mut Counter<EXACT> {
     #[inline]
     fn serialize_newtype_struct<T: ?Sized + Serialize>(self, name: &'static str, value: &T) -> R {
         if name.len() == TENSORS_TOKEN.len() && name == TENSORS_TOKEN {
-            self.raw_next = true;
-            let r = value.serialize(&mut *self);
-            // Still set: the newtype held no bytes, which `ser.rs` rejects.
-            let raw_left = self.raw_next;
-            self.vouch(!raw_left);
-            self.raw_next = false;
-            return r;
+            // The block without a count; anything but bytes fails, as in
+            // `ser.rs` (the same `BlockOnly`).
+            return value.serialize(BlockOnly(|block: &[u8]| {
+                self.add(block.len());
+                Ok(())
+            }));
         }
         value.serialize(self)
     }

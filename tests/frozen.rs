@@ -219,6 +219,76 @@ fn maps_are_sorted_by_key_sort_bytes() {
     assert_eq!(back.len(), 2);
 }
 
+/// Which keys sort by content without the count (spec 2.1): a key whose
+/// encoding is exactly one str/bytes value, also through wrappers that add no
+/// bytes (newtype, one-field tuple or struct, unit fields); a string after
+/// an option tag, a seq count, a variant index or another field sorts by its
+/// whole encoding. "aa" < "b" by content, "b" < "aa" by count. Encoder and
+/// both decoder paths must agree.
+#[test]
+fn key_shapes_that_sort_by_content() {
+    fn check<K>(aa: K, b: K, by_content: bool)
+    where
+        K: Serialize + DeserializeOwned + Ord + std::hash::Hash + Debug + Clone,
+    {
+        let h: HashMap<K, u8> = [(aa.clone(), 1), (b.clone(), 2)].into_iter().collect();
+        let bytes = kiln_serde::to_vec(&h).unwrap();
+        let (first, second) = if by_content {
+            ((aa.clone(), 1u8), (b.clone(), 2u8))
+        } else {
+            ((b.clone(), 2u8), (aa.clone(), 1u8))
+        };
+        let entry = |(k, v): (K, u8)| {
+            let mut e = kiln_serde::to_vec(&k).unwrap();
+            e.push(v);
+            e
+        };
+        let (first, second) = (entry(first), entry(second));
+        let count = 2u32.to_le_bytes();
+        assert_eq!(bytes, [&count[..], &first, &second].concat(), "{aa:?} / {b:?}");
+        let m: BTreeMap<K, u8> = h.clone().into_iter().collect();
+        assert_eq!(kiln_serde::to_vec(&m).unwrap(), bytes);
+        let mut w = Vec::new();
+        kiln_serde::to_writer(&mut w, &h).unwrap();
+        assert_eq!(w, bytes);
+        assert_eq!(kiln_serde::serialized_size(&h).unwrap(), bytes.len() as u64);
+        assert_eq!(kiln_serde::from_slice::<BTreeMap<K, u8>>(&bytes).unwrap(), m);
+        assert_eq!(kiln_serde::from_reader::<_, BTreeMap<K, u8>>(&bytes[..]).unwrap(), m);
+        // The other order is not canonical.
+        let swapped = [&count[..], &second, &first].concat();
+        let e = kiln_serde::from_slice::<BTreeMap<K, u8>>(&swapped).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Type, "{aa:?}");
+    }
+    #[derive(Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Clone)]
+    struct Name(String);
+    #[derive(Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Clone)]
+    struct Field {
+        unit: (),
+        s: String,
+    }
+    #[derive(Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Clone)]
+    enum Tagged {
+        V(String),
+    }
+    let (aa, b) = (String::from("aa"), String::from("b"));
+    check(aa.clone(), b.clone(), true);
+    check((aa.clone(),), (b.clone(),), true);
+    check(Name(aa.clone()), Name(b.clone()), true);
+    check(((), aa.clone(), ()), ((), b.clone(), ()), true);
+    check(Field { unit: (), s: aa.clone() }, Field { unit: (), s: b.clone() }, true);
+    check(((Name(aa.clone()),),), ((Name(b.clone()),),), true);
+    check(
+        serde_bytes::ByteBuf::from(aa.clone().into_bytes()),
+        serde_bytes::ByteBuf::from(b.clone().into_bytes()),
+        true,
+    );
+    check(Some(aa.clone()), Some(b.clone()), false);
+    check(vec![aa.clone()], vec![b.clone()], false);
+    check(Tagged::V(aa.clone()), Tagged::V(b.clone()), false);
+    check((0u8, aa.clone()), (0u8, b.clone()), false);
+    check((aa.clone(), 0u8), (b.clone(), 0u8), false);
+}
+
 #[test]
 fn nested_maps_sort_inside_out() {
     let mut inner1 = HashMap::new();

@@ -44,7 +44,7 @@ mod check;
 mod dtype;
 mod layout;
 mod owned;
-mod serde_impl;
+pub(crate) mod serde_impl;
 mod table;
 mod validate;
 mod view;

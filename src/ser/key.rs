@@ -1,0 +1,192 @@
+//! The serializer for a map key: the Frozen encoding as usual, but a str or
+//! bytes value records where its content lies, because a key that is exactly
+//! one str/bytes value sorts by its content without the count (spec 2.1).
+//!
+//! Keeping this out of the plain serializer means a string outside a key
+//! pays for no "am I in a key?" test.
+//!
+//! Which strings need tracking: the key's sort bytes drop the count only
+//! when the last str/bytes content runs from 4 bytes after the key's start
+//! to its end, so only zero bytes may come before that count and after that
+//! content. Tuples, structs and newtype structs add no bytes of their own,
+//! so their fields are serialized with `KeySer` again. A seq, map, option,
+//! enum variant or tensor block writes bytes before its content, so a string
+//! inside one can never qualify; those go to the plain serializer. (A later
+//! untracked string would end past a tracked one, so the tracked range can
+//! only match when it is the key's last string: the same keys sort by
+//! content as when every string inside a key was tracked.)
+
+use serde::ser::{self, Serialize};
+
+use super::{MapSer, SeqSer, Serializer};
+use crate::error::{Error, Result};
+
+/// A map key's serializer over the plain one.
+pub(super) struct KeySer<'a, 'w, const STREAM: bool>(pub(super) &'a mut Serializer<'w, STREAM>);
+
+macro_rules! plain {
+    ($($fn:ident: $t:ty),*) => {
+        $(
+            #[inline]
+            fn $fn(self, v: $t) -> Result<()> {
+                ser::Serializer::$fn(self.0, v)
+            }
+        )*
+    };
+}
+
+impl<'a, 'w, const STREAM: bool> ser::Serializer for KeySer<'a, 'w, STREAM> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = SeqSer<'a, 'w, STREAM>;
+    type SerializeTuple = Self;
+    type SerializeTupleStruct = Self;
+    type SerializeTupleVariant = &'a mut Serializer<'w, STREAM>;
+    type SerializeMap = MapSer<'a, 'w, STREAM>;
+    type SerializeStruct = Self;
+    type SerializeStructVariant = &'a mut Serializer<'w, STREAM>;
+
+    plain!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
+        serialize_i64: i64, serialize_i128: i128, serialize_u8: u8, serialize_u16: u16,
+        serialize_u32: u32, serialize_u64: u64, serialize_u128: u128, serialize_f32: f32,
+        serialize_f64: f64, serialize_char: char, serialize_unit_struct: &'static str);
+
+    #[inline]
+    fn serialize_str(self, v: &str) -> Result<()> {
+        self.serialize_bytes(v.as_bytes())
+    }
+
+    #[inline]
+    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
+        // The content starts after the 4-byte count.
+        let start = self.0.out.len() + 4;
+        self.0.last_str = (start, start + v.len());
+        self.0.plain_bytes(v)
+    }
+
+    #[inline]
+    fn serialize_none(self) -> Result<()> {
+        ser::Serializer::serialize_none(self.0)
+    }
+
+    #[inline]
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        ser::Serializer::serialize_some(self.0, value)
+    }
+
+    #[inline]
+    fn serialize_unit(self) -> Result<()> {
+        ser::Serializer::serialize_unit(self.0)
+    }
+
+    #[inline]
+    fn serialize_unit_variant(self, name: &'static str, idx: u32, v: &'static str) -> Result<()> {
+        ser::Serializer::serialize_unit_variant(self.0, name, idx, v)
+    }
+
+    #[inline]
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        if name.len() == crate::tensors::TENSORS_TOKEN.len()
+            && name == crate::tensors::TENSORS_TOKEN
+        {
+            // A tensor block: the plain serializer writes it raw.
+            return ser::Serializer::serialize_newtype_struct(self.0, name, value);
+        }
+        value.serialize(self)
+    }
+
+    #[inline]
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        idx: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        ser::Serializer::serialize_newtype_variant(self.0, name, idx, variant, value)
+    }
+
+    #[inline]
+    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 'w, STREAM>> {
+        ser::Serializer::serialize_seq(self.0, len)
+    }
+
+    #[inline]
+    fn serialize_tuple(self, _len: usize) -> Result<Self> {
+        Ok(self)
+    }
+
+    #[inline]
+    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Self> {
+        Ok(self)
+    }
+
+    #[inline]
+    fn serialize_tuple_variant(
+        self,
+        name: &'static str,
+        idx: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<&'a mut Serializer<'w, STREAM>> {
+        ser::Serializer::serialize_tuple_variant(self.0, name, idx, variant, len)
+    }
+
+    #[inline]
+    fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'a, 'w, STREAM>> {
+        ser::Serializer::serialize_map(self.0, len)
+    }
+
+    #[inline]
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Self> {
+        Ok(self)
+    }
+
+    #[inline]
+    fn serialize_struct_variant(
+        self,
+        name: &'static str,
+        idx: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<&'a mut Serializer<'w, STREAM>> {
+        ser::Serializer::serialize_struct_variant(self.0, name, idx, variant, len)
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn collect_str<T: ?Sized + std::fmt::Display>(self, value: &T) -> Result<()> {
+        self.serialize_str(&super::display(value)?)
+    }
+}
+
+/// The fields of a tuple, tuple struct or struct key: each one a key
+/// serializer again (they add no bytes of their own).
+macro_rules! fields {
+    ($tr:ident, $method:ident $(, $key:ident)?) => {
+        impl<const STREAM: bool> ser::$tr for KeySer<'_, '_, STREAM> {
+            type Ok = ();
+            type Error = Error;
+
+            #[inline]
+            fn $method<T: ?Sized + Serialize>(&mut self, $($key: &'static str,)? value: &T) -> Result<()> {
+                value.serialize(KeySer(&mut *self.0))
+            }
+
+            #[inline]
+            fn end(self) -> Result<()> {
+                Ok(())
+            }
+        }
+    };
+}
+
+fields!(SerializeTuple, serialize_element);
+fields!(SerializeTupleStruct, serialize_field);
+fields!(SerializeStruct, serialize_field, _key);
