@@ -149,8 +149,10 @@ impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
     /// A str/bytes value: count, then the bytes.
     #[inline]
     fn plain_bytes(&mut self, v: &[u8]) -> Result<()> {
-        self.put_count(v.len(), "length")?;
-        self.put(v);
+        let Ok(n) = u32::try_from(v.len()) else {
+            return Err(self.count_too_big(v.len(), "length"));
+        };
+        crate::raw::put_counted(&mut self.out, n, v);
         self.maybe_flush()
     }
 

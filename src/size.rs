@@ -55,10 +55,7 @@ struct Counter<const EXACT: bool> {
 
 impl<const EXACT: bool> Counter<EXACT> {
     fn new() -> Self {
-        Counter {
-            n: 0,
-            exact: true,
-        }
+        Counter { n: 0, exact: true }
     }
 
     #[inline]

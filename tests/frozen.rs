@@ -245,15 +245,25 @@ fn key_shapes_that_sort_by_content() {
         };
         let (first, second) = (entry(first), entry(second));
         let count = 2u32.to_le_bytes();
-        assert_eq!(bytes, [&count[..], &first, &second].concat(), "{aa:?} / {b:?}");
+        assert_eq!(
+            bytes,
+            [&count[..], &first, &second].concat(),
+            "{aa:?} / {b:?}"
+        );
         let m: BTreeMap<K, u8> = h.clone().into_iter().collect();
         assert_eq!(kiln_serde::to_vec(&m).unwrap(), bytes);
         let mut w = Vec::new();
         kiln_serde::to_writer(&mut w, &h).unwrap();
         assert_eq!(w, bytes);
         assert_eq!(kiln_serde::serialized_size(&h).unwrap(), bytes.len() as u64);
-        assert_eq!(kiln_serde::from_slice::<BTreeMap<K, u8>>(&bytes).unwrap(), m);
-        assert_eq!(kiln_serde::from_reader::<_, BTreeMap<K, u8>>(&bytes[..]).unwrap(), m);
+        assert_eq!(
+            kiln_serde::from_slice::<BTreeMap<K, u8>>(&bytes).unwrap(),
+            m
+        );
+        assert_eq!(
+            kiln_serde::from_reader::<_, BTreeMap<K, u8>>(&bytes[..]).unwrap(),
+            m
+        );
         // The other order is not canonical.
         let swapped = [&count[..], &second, &first].concat();
         let e = kiln_serde::from_slice::<BTreeMap<K, u8>>(&swapped).unwrap_err();
@@ -275,7 +285,17 @@ fn key_shapes_that_sort_by_content() {
     check((aa.clone(),), (b.clone(),), true);
     check(Name(aa.clone()), Name(b.clone()), true);
     check(((), aa.clone(), ()), ((), b.clone(), ()), true);
-    check(Field { unit: (), s: aa.clone() }, Field { unit: (), s: b.clone() }, true);
+    check(
+        Field {
+            unit: (),
+            s: aa.clone(),
+        },
+        Field {
+            unit: (),
+            s: b.clone(),
+        },
+        true,
+    );
     check(((Name(aa.clone()),),), ((Name(b.clone()),),), true);
     check(
         serde_bytes::ByteBuf::from(aa.clone().into_bytes()),
