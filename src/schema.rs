@@ -191,10 +191,9 @@ pub fn hash<T: DeserializeOwned + 'static>() -> Result<u64> {
     // copying the u64 out without cloning the Arc.
     let id = TypeId::of::<T>();
     let gen = GENERATION.load(Ordering::Acquire);
-    if let Some((i, h, g)) = LAST.with(Cell::get) {
-        if i == id && g == gen {
-            return Ok(h);
-        }
+    let (i, h, g) = LAST.with(Cell::get);
+    if i == id && g == gen {
+        return Ok(h);
     }
     hash_slow::<T>(id, gen)
 }
@@ -216,13 +215,18 @@ fn hash_slow<T: DeserializeOwned + 'static>(id: TypeId, gen: u64) -> Result<u64>
         Some(h) => h,
         None => cached::<T>()?.1,
     };
-    LAST.with(|c| c.set(Some((id, h, gen))));
+    LAST.with(|c| c.set((id, h, gen)));
     Ok(h)
 }
 
 thread_local! {
-    static LAST: Cell<Option<(TypeId, u64, u64)>> = const { Cell::new(None) };
+    /// Starts as the id of [`NoType`], which `hash` is never called with,
+    /// so the hit path has no `Option` tag to test.
+    static LAST: Cell<(TypeId, u64, u64)> = const { Cell::new((TypeId::of::<NoType>(), 0, 0)) };
 }
+/// A type without `Deserialize`: never looked up, so its id marks an empty
+/// [`LAST`].
+struct NoType;
 static GENERATION: AtomicU64 = AtomicU64::new(0);
 
 /// `TypeId` is already a hash: no SipHash over it.

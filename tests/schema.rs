@@ -667,6 +667,29 @@ fn texts_by_hand() {
     assert!(format!("{copy:?}").contains("0x5e8fcc49ab06d825"));
 }
 
+/// The per-thread last-hit cache of `hash` yields to a later registration,
+/// on this thread and on another.
+#[test]
+fn registering_after_a_lookup_changes_the_hash() {
+    #[derive(Deserialize)]
+    struct Late(#[allow(dead_code)] u8);
+    let traced = hash::<Late>().unwrap();
+    assert_eq!(traced, hash_text("struct Late(u8)"));
+    assert_eq!(
+        hash::<Late>().unwrap(),
+        traced,
+        "a second lookup hits the cache"
+    );
+    register_type_text::<Late>("u8");
+    assert_eq!(hash::<Late>().unwrap(), hash_text("u8"));
+    assert_eq!(
+        std::thread::spawn(|| hash::<Late>().unwrap())
+            .join()
+            .unwrap(),
+        hash_text("u8")
+    );
+}
+
 #[test]
 fn cache_and_direct_trace_agree() {
     assert_eq!(
