@@ -129,8 +129,16 @@ pub(crate) fn str_from_utf8(bytes: &[u8]) -> Result<&str, std::str::Utf8Error> {
         // string of ASCII bytes is valid UTF-8.
         Ok(unsafe { std::str::from_utf8_unchecked(bytes) })
     } else {
-        std::str::from_utf8(bytes)
+        not_ascii(bytes)
     }
+}
+
+/// The UTF-8 state machine, out of line: keeps the ASCII path small
+/// enough for LLVM to inline a borrowed `&str` field's decode.
+#[cold]
+#[inline(never)]
+fn not_ascii(bytes: &[u8]) -> Result<&str, std::str::Utf8Error> {
+    std::str::from_utf8(bytes)
 }
 
 /// True when no byte has its high bit set. Branch-light for short strings:
