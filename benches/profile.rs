@@ -16,6 +16,7 @@
 //!   the 32-byte message of benches/framed.rs
 //!   op:      ser (to_vec) | serw (reused buffer) | de | hash (schema::hash) | parse (frame::parse)
 //!   format:  kiln (unframed) | framed (free functions) | framed_schema (a kept Schema)
+//!            | bincode1 | postcard (ser, serw, de: the same message through the peers)
 //!
 //! target/release/deps/profile-<hash> <tensors1000 | tensors256m | tensor1m | tensor64m> <op> <format> <iters>
 //!   the small and large cases of benches/tensors.rs; one f32 tensor of 1 MiB
@@ -126,6 +127,8 @@ fn work_tick(op: &str, format: &str, iters: usize) {
     let schema: Schema<Tick> = Schema::new().unwrap();
     let plain = kiln_serde::to_vec(&TICK).unwrap();
     let framed_bytes = framed::to_vec(&TICK).unwrap();
+    let b1_bytes = bincode1::serialize(&TICK).unwrap();
+    let pc_bytes = postcard::to_stdvec(&TICK).unwrap();
     let mut buf = Vec::with_capacity(64);
     let start = std::time::Instant::now();
     match (op, format) {
@@ -161,6 +164,28 @@ fn work_tick(op: &str, format: &str, iters: usize) {
         }),
         ("de", "framed_schema") => repeat(iters, || {
             black_box(schema.from_slice(black_box(&framed_bytes)).unwrap());
+        }),
+        ("ser", "bincode1") => repeat(iters, || {
+            black_box(bincode1::serialize(black_box(&TICK)).unwrap());
+        }),
+        ("ser", "postcard") => repeat(iters, || {
+            black_box(postcard::to_stdvec(black_box(&TICK)).unwrap());
+        }),
+        ("serw", "bincode1") => repeat(iters, || {
+            buf.clear();
+            bincode1::serialize_into(&mut buf, black_box(&TICK)).unwrap();
+            black_box(&buf);
+        }),
+        ("serw", "postcard") => repeat(iters, || {
+            buf.clear();
+            buf = postcard::to_extend(black_box(&TICK), std::mem::take(&mut buf)).unwrap();
+            black_box(&buf);
+        }),
+        ("de", "bincode1") => repeat(iters, || {
+            black_box(bincode1::deserialize::<Tick>(black_box(&b1_bytes)).unwrap());
+        }),
+        ("de", "postcard") => repeat(iters, || {
+            black_box(postcard::from_bytes::<Tick>(black_box(&pc_bytes)).unwrap());
         }),
         ("hash", "framed") => repeat(iters, || {
             black_box(kiln_serde::schema::hash::<Tick>().unwrap());
