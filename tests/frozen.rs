@@ -650,6 +650,23 @@ fn serialized_size_counts_when_it_can_and_encodes_when_it_must() {
         (size.code(), size.to_string()),
         (encode.code(), encode.to_string())
     );
+
+    // The block must be the newtype's own value: bytes one wrapper further
+    // in are refused the same way by both passes (and by to_writer).
+    struct WrappedBytes;
+    impl Serialize for WrappedBytes {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let inner = (serde_bytes::Bytes::new(b"KDIR"),);
+            s.serialize_newtype_struct(kiln_serde::tensors::TENSORS_TOKEN, &inner)
+        }
+    }
+    let encode = kiln_serde::to_vec(&WrappedBytes).unwrap_err();
+    assert_eq!(encode.code(), ErrorCode::Message);
+    assert!(encode.to_string().contains("as bytes"), "{encode}");
+    let size = kiln_serde::serialized_size(&WrappedBytes).unwrap_err();
+    assert_eq!(size.to_string(), encode.to_string());
+    let write = kiln_serde::to_writer(Vec::new(), &WrappedBytes).unwrap_err();
+    assert_eq!(write.to_string(), encode.to_string());
 }
 
 /// `to_vec` (and `framed::to_vec`) call `Serialize` twice (a counting pass
