@@ -250,22 +250,24 @@ pub(crate) fn to_extend<T: ?Sized + Serialize>(
     value: &T,
     opts: &Options,
 ) -> Result<()> {
-    let start = out.len();
-    to_extend_after(out, start, value, opts)
+    extend_with(out, [], value, opts)
 }
 
-/// Serializes, appending to `out`, whose bytes from `start` on are a header
-/// the caller already wrote (a frame): error offsets count them, the size
-/// limit does not. On error `out` is cut back to `start`.
+/// Appends `head` (a frame header, or nothing) and then `value` to `out`:
+/// error offsets count the header, the size limit does not. On error `out`
+/// is cut back to its old length. The header is written after the buffer
+/// has moved into the serializer (see [`fill_new`]).
 #[inline(always)]
-pub(crate) fn to_extend_after<T: ?Sized + Serialize>(
+pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
-    start: usize,
+    head: [u8; N],
     value: &T,
     opts: &Options,
 ) -> Result<()> {
+    let start = out.len();
     let mut ser = Serializer::<false>::with_sink(std::mem::take(out), Sink::None, opts);
-    ser.prefix = ser.out.len() as u64;
+    ser.put(&head);
+    ser.prefix = (start + N) as u64;
     let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
     *out = ser.out;
     if r.is_err() {
