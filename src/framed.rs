@@ -486,11 +486,14 @@ mod tests {
     #[test]
     fn the_fast_header_is_the_encoded_header() {
         for hash in [0, 1, 0x5e8f_cc49_ab06_d825, u64::MAX] {
+            assert_eq!(header(hash), frame::encode(Some(hash)));
+            assert_eq!(header(hash)[..8], HASHED_HEAD);
+            // Appended after existing bytes, with the value after it.
             let mut out = vec![0xEE];
-            put_header(&mut out, hash);
+            write_extend(&Options::DEFAULT, hash, &mut out, &7u8).unwrap();
             assert_eq!(out[0], 0xEE);
-            assert_eq!(out[1..], frame::encode(Some(hash)));
-            assert_eq!(out[1..9], HASHED_HEAD);
+            assert_eq!(out[1..17], frame::encode(Some(hash)));
+            assert_eq!(out[17..], [7]);
         }
     }
 }
