@@ -391,7 +391,8 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for &'a mut Serializer<'w, STRE
     #[inline]
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
         // No state to test: map keys go through `KeySer` and tensor blocks
-        // through `BlockOnly`, so a string is the count test and two puts.
+        // through `BlockOnly`, so a string is the count test and one
+        // append of count and content (`raw::put_counted`).
         self.plain_bytes(v)
     }
 

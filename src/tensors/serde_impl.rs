@@ -46,7 +46,7 @@ impl Serialize for TensorsView<'_> {
 pub(crate) struct BlockOnly<F>(pub(crate) F);
 
 /// The error for a tensors newtype around something other than bytes.
-pub(crate) const NOT_BYTES: &str = "a tensors newtype must serialize its block as bytes";
+const NOT_BYTES: &str = "a tensors newtype must serialize its block as bytes";
 
 macro_rules! not_bytes {
     ($($fn:ident($($arg:ty),*) -> $ret:ty;)*) => {
