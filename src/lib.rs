@@ -113,9 +113,11 @@ pub fn to_extend<T: ?Sized + Serialize>(out: &mut Vec<u8>, value: &T) -> Result<
 
 /// The number of bytes [`to_vec`] would produce, without keeping them.
 ///
-/// A value without maps is counted, not encoded (a map's duplicate keys
-/// only show in its bytes, so a value with maps is encoded into a bounded
-/// buffer and dropped).
+/// A value without maps or sequences of unknown length is counted, not
+/// encoded. A map's duplicate keys only show in its bytes, and an
+/// unknown-length sequence's count only at its end, so such a value is
+/// encoded into a bounded buffer and dropped. Either way the result and
+/// the errors are `to_vec`'s.
 ///
 /// # Errors
 /// As [`to_vec`].

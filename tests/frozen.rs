@@ -638,6 +638,25 @@ fn serialized_size_counts_when_it_can_and_encodes_when_it_must() {
     assert_eq!(kiln_serde::serialized_size(&map).unwrap(), 4 + 4);
     assert_eq!(calls.get(), 2, "a map: counted, then encoded");
 
+    // A sequence of unknown length (its count is patched at the end).
+    struct Unsized;
+    impl Serialize for Unsized {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeSeq;
+            let mut seq = s.serialize_seq(None)?;
+            seq.serialize_element(&7u16)?;
+            seq.end()
+        }
+    }
+    let calls = Cell::new(0);
+    let unsized_seq = Counted(&calls, Unsized);
+    assert_eq!(kiln_serde::serialized_size(&unsized_seq).unwrap(), 4 + 2);
+    assert_eq!(
+        calls.get(),
+        2,
+        "an unknown-length seq: counted, then encoded"
+    );
+
     struct NotBytes;
     impl Serialize for NotBytes {
         fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
