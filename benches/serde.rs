@@ -268,7 +268,7 @@ fn group<'c>(c: &'c mut Criterion, name: String) -> BenchmarkGroup<'c, WallTime>
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"))
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"))
 }
 
 /// dataset -> format -> encoded bytes.

@@ -71,7 +71,7 @@ fn group<'c>(c: &'c mut Criterion, name: &str, heavy: bool) -> BenchmarkGroup<'c
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"))
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"))
 }
 
 // ---------------------------------------------------------------------------

@@ -81,9 +81,22 @@ struct ErrorImpl {
 /// A Kiln error: a code, the byte offset of the fault, and a sentence.
 ///
 /// `Display` reads like `TYPE at byte 12: option tag 0x07 is not 0 or 1`.
-#[derive(thiserror::Error)]
-#[error("{}", DisplayImpl(self))]
 pub struct Error(ThinBox<ErrorImpl>);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        DisplayImpl(self).fmt(f)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.0.io {
+            Some(e) => Some(e),
+            None => None,
+        }
+    }
+}
 
 struct DisplayImpl<'a>(&'a Error);
 

@@ -302,10 +302,11 @@ fn read_slice<'de, T: Deserialize<'de>>(
     // Fast path: a hashed header whose first 8 bytes are exactly
     // the valid ones passes every FRAME check; only the hash is left to
     // compare. Anything else takes the full parse (same errors as before).
-    if let Some((head, body)) = bytes.split_first_chunk::<FRAME_LEN>() {
-        if let Some((fixed, hash)) = head.split_first_chunk::<8>() {
+    if let Some((head, body)) = crate::raw::split_first_chunk::<FRAME_LEN>(bytes) {
+        if let Some((fixed, hash)) = crate::raw::split_first_chunk::<8>(head) {
             if *fixed == HASHED_HEAD {
-                let found = u64::from_le_bytes(*hash.first_chunk::<8>().unwrap_or(&[0; 8]));
+                let found =
+                    u64::from_le_bytes(*crate::raw::first_chunk::<8>(hash).unwrap_or(&[0; 8]));
                 let want = expected()?;
                 if want != found {
                     return Err(mismatch(found, want, type_name));

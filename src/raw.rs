@@ -37,12 +37,30 @@
 //!    2.01M), `savedata` 2.43M -> 2.04M (bincode 1: 2.32M); reused buffer
 //!    `log` 2.07M -> 1.66M, `savedata` 2.29M -> 1.90M.
 //!
+//! 5. [`Block64`]: the `bytemuck::Pod` impl of the 64-byte aligned block
+//!    that [`AlignedBuf`](crate::tensors::AlignedBuf) stores, written by
+//!    hand so that the library does not build bytemuck's derive macro (a
+//!    second proc-macro crate in every user's build).
+//!
 //! Miri cannot run here (stable toolchain only); CI runs the tests below
 //! under valgrind memcheck instead (`.ci/run`: no invalid read, write or
 //! free, no definite leak).
 
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
+
+/// One 64-byte aligned storage unit of an aligned buffer.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+pub(crate) struct Block64(pub(crate) [u8; 64]);
+
+// SAFETY: `Block64` is `repr(C)` with one `[u8; 64]` field and alignment 64,
+// so its size is exactly 64 with no padding byte, and every bit pattern
+// (including all zeros) is a valid value; it has no interior mutability
+// and no pointer. These are the conditions `Zeroable` and `Pod` state.
+unsafe impl bytemuck::Zeroable for Block64 {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for Block64 {}
 
 /// An owned `T` on the heap, behind a 4-byte-aligned handle. `addr` is the
 /// address with bit 0 set (the `T`s here are 8-aligned, so bit 0 of the
@@ -59,18 +77,27 @@ unsafe impl<T: Send> Send for ThinBox<T> {}
 // SAFETY: `&ThinBox<T>` only hands out `&T` (as `&Box<T>` does).
 unsafe impl<T: Sync> Sync for ThinBox<T> {}
 
+/// Fails to compile (when `ThinBox::<T>::new` is instantiated) for a `T`
+/// whose alignment leaves bit 0 of its address in use.
+struct AlignAtLeast2<T>(PhantomData<T>);
+
+impl<T> AlignAtLeast2<T> {
+    const OK: () = assert!(
+        std::mem::align_of::<T>() >= 2,
+        "bit 0 of the address must be free"
+    );
+}
+
 impl<T> ThinBox<T> {
     /// Moves `value` to the heap.
     pub(crate) fn new(value: T) -> Self {
-        const {
-            assert!(
-                std::mem::align_of::<T>() >= 2,
-                "bit 0 of the address must be free"
-            )
-        };
+        #[allow(clippy::let_unit_value)]
+        let () = AlignAtLeast2::<T>::OK;
         let p = Box::into_raw(Box::new(value));
         ThinBox {
-            addr: std::num::NonZeroU64::MIN | p.expose_provenance() as u64,
+            // An integer address (the MSRV, 1.75, predates the strict
+            // provenance API); `ptr` turns it back with an `as` cast.
+            addr: std::num::NonZeroU64::MIN | p as usize as u64,
             _owns: PhantomData,
         }
     }
@@ -79,7 +106,7 @@ impl<T> ThinBox<T> {
     fn ptr(&self) -> *mut T {
         // A copy: a reference to a field of a packed struct is not allowed.
         let addr = self.addr;
-        std::ptr::with_exposed_provenance_mut((addr.get() & !1) as usize)
+        (addr.get() & !1) as usize as *mut T
     }
 
     /// Takes the value back as a `Box`.
@@ -141,21 +168,40 @@ fn not_ascii(bytes: &[u8]) -> Result<&str, std::str::Utf8Error> {
     std::str::from_utf8(bytes)
 }
 
+/// `slice::first_chunk` (stable only since Rust 1.77, above the MSRV).
+#[inline]
+pub(crate) fn first_chunk<const N: usize>(bytes: &[u8]) -> Option<&[u8; N]> {
+    bytes.get(..N)?.try_into().ok()
+}
+
+/// `slice::last_chunk` (Rust 1.77).
+#[inline]
+pub(crate) fn last_chunk<const N: usize>(bytes: &[u8]) -> Option<&[u8; N]> {
+    bytes.get(bytes.len().checked_sub(N)?..)?.try_into().ok()
+}
+
+/// `slice::split_first_chunk` (Rust 1.77).
+#[inline]
+pub(crate) fn split_first_chunk<const N: usize>(bytes: &[u8]) -> Option<(&[u8; N], &[u8])> {
+    let head = first_chunk::<N>(bytes)?;
+    Some((head, bytes.get(N..)?))
+}
+
 /// True when no byte has its high bit set. Branch-light for short strings:
 /// whole 8-byte words, then the last 8 bytes again (overlapping), instead
 /// of a byte loop for the tail. Safe code; the `unsafe` above relies on it.
 #[inline]
 pub(crate) fn is_ascii(bytes: &[u8]) -> bool {
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    if let Some(last) = bytes.last_chunk::<8>() {
+    if let Some(last) = last_chunk::<8>(bytes) {
         let mut acc = u64::from_le_bytes(*last);
         let mut rest = bytes;
-        while let Some((word, tail)) = rest.split_first_chunk::<8>() {
+        while let Some((word, tail)) = split_first_chunk::<8>(rest) {
             acc |= u64::from_le_bytes(*word);
             rest = tail;
         }
         acc & HIGH == 0
-    } else if let (Some(first), Some(last)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+    } else if let (Some(first), Some(last)) = (first_chunk::<4>(bytes), last_chunk::<4>(bytes)) {
         (u32::from_le_bytes(*first) | u32::from_le_bytes(*last)) & 0x8080_8080 == 0
     } else {
         bytes.iter().all(|b| *b < 0x80)
@@ -204,7 +250,7 @@ impl<'a> Cursor<'a> {
     /// The next `N` bytes, moving past them.
     #[inline]
     pub(crate) fn read_array<const N: usize>(&mut self) -> Option<[u8; N]> {
-        let head = *self.unread().first_chunk::<N>()?;
+        let head = *first_chunk::<N>(self.unread())?;
         self.pos += N;
         Some(head)
     }
@@ -297,7 +343,7 @@ mod tests {
                 let at = c.pos();
                 assert_eq!(c.unread(), &buf[at..len]);
                 let next = c.read_array::<3>();
-                assert_eq!(next.as_ref(), buf[at..len].first_chunk::<3>());
+                assert_eq!(next.as_ref(), super::first_chunk::<3>(&buf[at..len]));
                 assert_eq!(c.pos(), if next.is_some() { at + 3 } else { at });
             }
         }

@@ -317,7 +317,7 @@ pub(crate) fn serialized_size<T: ?Sized + Serialize>(value: &T, opts: &Options) 
     // within the wire maximum, within the size limit); else the real
     // serializer, so that every error is the one `to_vec` gives.
     if let Some(n) = crate::size::exact(value) {
-        if opts.limit.is_none_or(|limit| n <= limit) {
+        if opts.limit.map_or(true, |limit| n <= limit) {
             return Ok(n);
         }
     }

@@ -1,17 +1,15 @@
 //! [`AlignedBuf`]: owned bytes whose first byte is 64-byte aligned in
 //! memory, so that the payloads of a directory stored at its start are
-//! aligned for every typed view. No `unsafe`: the storage is a `Vec` of
-//! 64-byte aligned blocks seen as bytes through `bytemuck`.
+//! aligned for every typed view. No `unsafe` here: the storage is a `Vec`
+//! of 64-byte aligned blocks ([`Block64`], whose `Pod` impl is in the
+//! crate's unsafe module) seen as bytes through `bytemuck`.
 
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-/// One 64-byte aligned storage unit.
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(C, align(64))]
-struct Block([u8; 64]);
+use crate::raw::Block64 as Block;
 
 const ZERO: Block = Block([0; 64]);
 

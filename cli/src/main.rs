@@ -1,4 +1,4 @@
-//! The `kiln` command-line tool (feature `cli`): check, inspect, hash and
+//! The `kiln` command-line tool: check, inspect, hash and
 //! convert Kiln tensor files.
 //!
 //! Exit status: 0 when all went well, 1 for a fault of an input file (a
@@ -7,13 +7,8 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
-// The bin's root is this file, so its modules are named by path: files
-// directly in src/bin/ would each become a binary of their own.
-#[path = "kiln/convert.rs"]
 mod convert;
-#[path = "kiln/inspect.rs"]
 mod inspect;
-#[path = "kiln/mmap.rs"]
 mod mmap;
 
 use std::fmt;

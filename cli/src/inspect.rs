@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use kiln_serde::frame::{self, FrameHeader, FRAME_LEN};
 use kiln_serde::tensors::{check_buffer, TensorsView, TENSORS_HASH};
 use kiln_serde::{Error, Options};
-use serde_derive::Serialize;
+use serde::Serialize;
 
 use crate::mmap::Input;
 use crate::{out, plural, Failure};

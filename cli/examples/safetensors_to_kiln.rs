@@ -2,8 +2,7 @@
 //! write a small model with the `safetensors` crate, read it, re-save it as
 //! a Kiln tensor directory, read that back zero-copy and compare.
 //!
-//! Run: `cargo run --features cli --example safetensors_to_kiln`
-//! (the `cli` feature brings the `safetensors` crate).
+//! Run: `cargo run -p kiln_cli --example safetensors_to_kiln`.
 
 use std::collections::HashMap;
 
