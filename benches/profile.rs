@@ -258,7 +258,7 @@ fn work_tensors(count: usize, elems: usize, op: &str, format: &str, iters: usize
         ("build", "kiln") => repeat(iters, || drop(black_box(builder().build().unwrap()))),
         ("view", "kiln") => repeat(iters, || {
             let v =
-                TensorsView::from_bytes(black_box(built.as_bytes()), &kiln_serde::Options::DEFAULT)
+                TensorsView::from_bytes(black_box(built.as_bytes()), &kiln_serde::Limits::DEFAULT)
                     .unwrap();
             for t in v.iter() {
                 black_box((t.name().unwrap(), t.try_as_slice::<f32>().unwrap()));

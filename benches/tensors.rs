@@ -41,7 +41,7 @@ use std::path::PathBuf;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use kiln_serde::tensors::{TensorSpec, Tensors, TensorsBuilder, TensorsView};
-use kiln_serde::Options;
+use kiln_serde::Limits;
 use safetensors::tensor::TensorView as StView;
 use safetensors::{Dtype as StDtype, SafeTensors};
 
@@ -175,7 +175,7 @@ fn memcpy_fresh(case: &Case) -> Vec<u8> {
 
 /// Validate + view every tensor in order; returns a checksum of lengths.
 fn kiln_view(bytes: &[u8]) -> usize {
-    let view = TensorsView::from_bytes(bytes, &Options::DEFAULT).expect("kiln view");
+    let view = TensorsView::from_bytes(bytes, &Limits::DEFAULT).expect("kiln view");
     let mut n = 0;
     for t in view.iter() {
         let name = t.name().expect("named");
@@ -187,7 +187,7 @@ fn kiln_view(bytes: &[u8]) -> usize {
 
 /// Validate + look every tensor up by name.
 fn kiln_view_by_name(bytes: &[u8], names: &[String]) -> usize {
-    let view = TensorsView::from_bytes(bytes, &Options::DEFAULT).expect("kiln view");
+    let view = TensorsView::from_bytes(bytes, &Limits::DEFAULT).expect("kiln view");
     let mut n = 0;
     for name in names {
         let t = view.by_name(name).expect("kiln by_name");
@@ -214,7 +214,7 @@ fn check(case: &Case) -> (Tensors, Vec<u8>) {
     let mut streamed = Vec::new();
     kiln_write_to(case, &mut streamed);
     assert_eq!(streamed, built.as_bytes(), "write_to and build differ");
-    let view = TensorsView::from_bytes(built.as_bytes(), &Options::DEFAULT).unwrap();
+    let view = TensorsView::from_bytes(built.as_bytes(), &Limits::DEFAULT).unwrap();
     assert_eq!(view.len(), case.names.len());
     for ((t, name), data) in view.iter().zip(&case.names).zip(&case.data) {
         assert_eq!(t.name(), Some(name.as_str()));
@@ -305,7 +305,7 @@ fn one_tensor(bytes: usize) -> Tensors {
     let p = t.layout().payload_start();
     let mut buf = t.into_aligned();
     buf.as_mut_slice()[p..].fill(0x3f);
-    Tensors::from_aligned(buf, &Options::DEFAULT).expect("kiln validate")
+    Tensors::from_aligned(buf, &Limits::DEFAULT).expect("kiln validate")
 }
 
 /// View time must not grow with the payload: 1 MiB vs 1 GiB, one tensor.

@@ -8,7 +8,7 @@
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::options::Options;
+use crate::limits::Limits;
 use crate::read::{IoRead, Read, Reference, SliceRead};
 use crate::tensors::TENSORS_TOKEN;
 
@@ -23,7 +23,7 @@ pub struct Deserializer<R> {
     /// Elements promised by the size hints of the seqs and maps now open;
     /// together they stay within the bytes that remain.
     hinted: usize,
-    opts: Options,
+    limits: Limits,
     /// Capture marks of the most recent str/bytes content (map-key sorting).
     last_str: (usize, usize),
     /// Map keys being read (str/bytes positions are tracked only then).
@@ -32,8 +32,8 @@ pub struct Deserializer<R> {
 
 impl<'de> Deserializer<SliceRead<'de>> {
     /// A deserializer reading from a slice (zero-copy for `&str`/`&[u8]`).
-    pub fn from_slice(slice: &'de [u8], opts: &Options) -> Self {
-        Deserializer::new(SliceRead::new(slice, opts.limit), opts)
+    pub fn from_slice(slice: &'de [u8], limits: &Limits) -> Self {
+        Deserializer::new(SliceRead::new(slice, limits.limit), limits)
     }
 
     /// The bytes not read yet.
@@ -44,8 +44,8 @@ impl<'de> Deserializer<SliceRead<'de>> {
 
 impl<R: std::io::Read> Deserializer<IoRead<R>> {
     /// A deserializer reading from a stream.
-    pub fn from_reader(reader: R, opts: &Options) -> Self {
-        Deserializer::new(IoRead::new(reader, opts.limit), opts)
+    pub fn from_reader(reader: R, limits: &Limits) -> Self {
+        Deserializer::new(IoRead::new(reader, limits.limit), limits)
     }
 }
 
@@ -55,13 +55,13 @@ const ANY_MSG: &str = "Kiln is not self-describing, so deserialize_any is not su
 
 impl<'de, R: Read<'de>> Deserializer<R> {
     /// A deserializer over any reader.
-    pub fn new(read: R, opts: &Options) -> Self {
+    pub fn new(read: R, limits: &Limits) -> Self {
         Deserializer {
             read,
             scratch: Vec::new(),
             depth: 0,
             hinted: 0,
-            opts: *opts,
+            limits: *limits,
             last_str: (usize::MAX, usize::MAX),
             in_key: 0,
         }
@@ -102,7 +102,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
 
     #[inline]
     fn enter(&mut self, at: u64) -> Result<()> {
-        if self.depth >= self.opts.max_depth {
+        if self.depth >= self.limits.max_depth {
             return Err(self.too_deep(at));
         }
         self.depth += 1;
@@ -115,7 +115,10 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         Error::at_fmt(
             ErrorCode::Limit,
             at,
-            format_args!("nesting deeper than the depth cap {}", self.opts.max_depth),
+            format_args!(
+                "nesting deeper than the depth cap {}",
+                self.limits.max_depth
+            ),
         )
     }
 
@@ -124,11 +127,11 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     fn count(&mut self) -> Result<(usize, u64)> {
         let at = self.read.offset();
         let n = self.u32()?;
-        if u64::from(n) > self.opts.max_count {
+        if u64::from(n) > self.limits.max_count {
             return Err(Error::at_fmt(
                 ErrorCode::Limit,
                 at,
-                format_args!("count {n} is above the cap {}", self.opts.max_count),
+                format_args!("count {n} is above the cap {}", self.limits.max_count),
             ));
         }
         Ok((n as usize, at))
@@ -157,11 +160,11 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     fn bytes_value(&mut self) -> Result<(Reference<'de, '_>, u64)> {
         let at = self.read.offset();
         let n = self.u32()?;
-        if u64::from(n) > self.opts.max_bytes {
+        if u64::from(n) > self.limits.max_bytes {
             return Err(Error::at_fmt(
                 ErrorCode::Limit,
                 at,
-                format_args!("length {n} is above the cap {}", self.opts.max_bytes),
+                format_args!("length {n} is above the cap {}", self.limits.max_bytes),
             ));
         }
         if self.in_key > 0 {
@@ -185,7 +188,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
 
     fn tensors<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let at = self.read.offset();
-        match self.read.tensors_block(&self.opts, &mut self.scratch)? {
+        match self.read.tensors_block(&self.limits, &mut self.scratch)? {
             Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
             Reference::Copied(c) => visitor.visit_bytes(c),
         }
@@ -196,11 +199,12 @@ impl<'de, R: Read<'de>> Deserializer<R> {
 /// Reads one value from a slice; trailing bytes are TRAILING unless allowed.
 pub(crate) fn from_slice<'de, T: de::Deserialize<'de>>(
     bytes: &'de [u8],
-    opts: &Options,
+    limits: &Limits,
+    allow_trailing: bool,
 ) -> Result<T> {
-    let mut de = Deserializer::from_slice(bytes, opts);
+    let mut de = Deserializer::from_slice(bytes, limits);
     let v = T::deserialize(&mut de).map_err(|e: Error| e.or_offset(de.offset()))?;
-    if !opts.allow_trailing {
+    if !allow_trailing {
         de.end()?;
     }
     Ok(v)
@@ -209,9 +213,9 @@ pub(crate) fn from_slice<'de, T: de::Deserialize<'de>>(
 /// Reads one value from the front of a slice and returns the rest.
 pub(crate) fn take_from_slice<'de, T: de::Deserialize<'de>>(
     bytes: &'de [u8],
-    opts: &Options,
+    limits: &Limits,
 ) -> Result<(T, &'de [u8])> {
-    let mut de = Deserializer::from_slice(bytes, opts);
+    let mut de = Deserializer::from_slice(bytes, limits);
     let v = T::deserialize(&mut de).map_err(|e: Error| e.or_offset(de.offset()))?;
     Ok((v, de.rest()))
 }
@@ -219,9 +223,9 @@ pub(crate) fn take_from_slice<'de, T: de::Deserialize<'de>>(
 /// Reads one value from a stream, consuming exactly its bytes.
 pub(crate) fn from_reader<R: std::io::Read, T: de::DeserializeOwned>(
     reader: R,
-    opts: &Options,
+    limits: &Limits,
 ) -> Result<T> {
-    let mut de = Deserializer::from_reader(reader, opts);
+    let mut de = Deserializer::from_reader(reader, limits);
     T::deserialize(&mut de).map_err(|e: Error| e.or_offset(de.offset()))
 }
 
@@ -229,13 +233,14 @@ pub(crate) fn from_reader<R: std::io::Read, T: de::DeserializeOwned>(
 pub(crate) fn seed_from_slice<'de, S: DeserializeSeed<'de>>(
     seed: S,
     bytes: &'de [u8],
-    opts: &Options,
+    limits: &Limits,
+    allow_trailing: bool,
 ) -> Result<S::Value> {
-    let mut de = Deserializer::from_slice(bytes, opts);
+    let mut de = Deserializer::from_slice(bytes, limits);
     let v = seed
         .deserialize(&mut de)
         .map_err(|e: Error| e.or_offset(de.offset()))?;
-    if !opts.allow_trailing {
+    if !allow_trailing {
         de.end()?;
     }
     Ok(v)

@@ -200,8 +200,8 @@ where
 /// The header, then the value.
 #[inline(always)]
 fn write_vec<T: ?Sized + Serialize>(opts: &Options, hash: u64, value: &T) -> Result<Vec<u8>> {
-    let out = crate::ser::buffer_for(value, opts, FRAME_LEN);
-    crate::ser::fill_new(out, header(hash), value, opts)
+    let out = crate::ser::buffer_for(value, opts.limits(), FRAME_LEN);
+    crate::ser::fill_new(out, header(hash), value, opts.limits())
 }
 
 /// The hashed header: the constant first 8 bytes, then the hash, built as
@@ -223,7 +223,7 @@ fn write_extend<T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
     value: &T,
 ) -> Result<()> {
-    crate::ser::extend_with(out, header(hash), value, opts)
+    crate::ser::extend_with(out, header(hash), value, opts.limits())
 }
 
 fn write_to<W: Write, T: ?Sized + Serialize>(
@@ -269,7 +269,7 @@ fn check_hash(
                 Err(mismatch(found, want, type_name))
             }
         }
-        None if opts.require_hash => Err(Error::at(
+        None if opts.requires_hash() => Err(Error::at(
             ErrorCode::Schema,
             6,
             format!(

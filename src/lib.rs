@@ -24,9 +24,8 @@
 //! ```
 //!
 //! Coming from bincode 1.x: `use kiln_serde::bincode;` gives the bincode 1.3
-//! API (see [`bincode`]); `use kiln_serde as bincode;` also keeps
-//! `serialize`, `deserialize`, `serialize_into`, `deserialize_from` and
-//! `serialized_size` compiling. Either way the bytes are Kiln's.
+//! API (see [`bincode`]), and the `bincode` package in `compat/bincode1`
+//! gives it with no source change at all. Either way the bytes are Kiln's.
 //!
 //! Errors carry one of the spec's codes and the byte offset of the fault:
 //!
@@ -44,6 +43,7 @@ pub mod de;
 pub mod error;
 pub mod frame;
 pub mod framed;
+pub mod limits;
 pub mod options;
 #[allow(unsafe_code)]
 mod raw;
@@ -57,6 +57,7 @@ pub use tensors::{Dtype, Tensors, TensorsBuilder, TensorsView};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 pub use error::{Error, ErrorCode, Result};
+pub use limits::Limits;
 pub use options::Options;
 
 /// Encodes `value` as a standalone Frozen buffer.
@@ -76,7 +77,7 @@ pub use options::Options;
 /// assert_eq!(kiln_serde::to_vec(&(1u8, 2u16)).unwrap(), [1, 2, 0]);
 /// ```
 pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
-    ser::to_vec(value, &Options::DEFAULT)
+    Options::DEFAULT.to_vec(value)
 }
 
 /// Encodes `value` into a writer.
@@ -91,7 +92,7 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// assert_eq!(out, [2, 0, 0, 0, b'h', b'i']);
 /// ```
 pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(writer: W, value: &T) -> Result<()> {
-    ser::to_writer(writer, value, &Options::DEFAULT)
+    Options::DEFAULT.to_writer(writer, value)
 }
 
 /// Encodes `value`, appending its bytes to `out`: the reused-buffer form
@@ -108,7 +109,7 @@ pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(writer: W, value: &T)
 /// assert_eq!(buf, [0xAA, 1, 0]);
 /// ```
 pub fn to_extend<T: ?Sized + Serialize>(out: &mut Vec<u8>, value: &T) -> Result<()> {
-    ser::to_extend(out, value, &Options::DEFAULT)
+    Options::DEFAULT.to_extend(out, value)
 }
 
 /// The number of bytes [`to_vec`] would produce, without keeping them.
@@ -127,7 +128,7 @@ pub fn to_extend<T: ?Sized + Serialize>(out: &mut Vec<u8>, value: &T) -> Result<
 /// assert_eq!(kiln_serde::serialized_size(&vec![1u32, 2]).unwrap(), 12);
 /// ```
 pub fn serialized_size<T: ?Sized + Serialize>(value: &T) -> Result<u64> {
-    ser::serialized_size(value, &Options::DEFAULT)
+    Options::DEFAULT.serialized_size(value)
 }
 
 /// Decodes a standalone buffer holding exactly one value. `&str` and
@@ -143,7 +144,7 @@ pub fn serialized_size<T: ?Sized + Serialize>(value: &T) -> Result<u64> {
 /// assert_eq!(s, "hi");
 /// ```
 pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
-    de::from_slice(bytes, &Options::DEFAULT)
+    Options::DEFAULT.from_slice(bytes)
 }
 
 /// Decodes one value from the front of `bytes` and returns the rest (for
@@ -158,7 +159,7 @@ pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
 /// assert_eq!((a, rest), (1, &[2u8][..]));
 /// ```
 pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
-    de::take_from_slice(bytes, &Options::DEFAULT)
+    Options::DEFAULT.take_from_slice(bytes)
 }
 
 /// Decodes one value from a stream, reading exactly its bytes (so values
@@ -176,120 +177,5 @@ pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T,
 /// assert_eq!((a, b), (1, 2));
 /// ```
 pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(reader: R) -> Result<T> {
-    de::from_reader(reader, &Options::DEFAULT)
-}
-
-impl Options {
-    /// `Options::new()` as a constant.
-    pub const DEFAULT: Options = Options::new();
-
-    /// [`crate::to_vec`] with these options (the total `limit` applies).
-    ///
-    /// # Errors
-    /// As [`crate::to_vec`]; LIMIT past the total limit.
-    pub fn to_vec<T: ?Sized + Serialize>(&self, value: &T) -> Result<Vec<u8>> {
-        ser::to_vec(value, self)
-    }
-
-    /// [`crate::to_extend`] with these options.
-    ///
-    /// # Errors
-    /// As [`crate::to_vec`]; LIMIT past the total limit.
-    pub fn to_extend<T: ?Sized + Serialize>(&self, out: &mut Vec<u8>, value: &T) -> Result<()> {
-        ser::to_extend(out, value, self)
-    }
-
-    /// [`crate::to_writer`] with these options.
-    ///
-    /// # Errors
-    /// As [`crate::to_writer`]; LIMIT past the total limit.
-    pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(
-        &self,
-        writer: W,
-        value: &T,
-    ) -> Result<()> {
-        ser::to_writer(writer, value, self)
-    }
-
-    /// [`crate::serialized_size`] with these options.
-    ///
-    /// # Errors
-    /// As [`crate::to_vec`].
-    pub fn serialized_size<T: ?Sized + Serialize>(&self, value: &T) -> Result<u64> {
-        ser::serialized_size(value, self)
-    }
-
-    /// [`crate::from_slice`] with these options.
-    ///
-    /// # Errors
-    /// As [`crate::from_slice`]; LIMIT past a cap.
-    pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
-        de::from_slice(bytes, self)
-    }
-
-    /// [`crate::take_from_slice`] with these options.
-    ///
-    /// # Errors
-    /// As [`crate::take_from_slice`].
-    pub fn take_from_slice<'de, T: Deserialize<'de>>(
-        &self,
-        bytes: &'de [u8],
-    ) -> Result<(T, &'de [u8])> {
-        de::take_from_slice(bytes, self)
-    }
-
-    /// [`crate::from_reader`] with these options.
-    ///
-    /// # Errors
-    /// As [`crate::from_reader`].
-    pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
-        de::from_reader(reader, self)
-    }
-
-    /// Decodes a standalone buffer with a `DeserializeSeed`.
-    ///
-    /// # Errors
-    /// As [`crate::from_slice`].
-    pub fn from_slice_seed<'de, S: serde::de::DeserializeSeed<'de>>(
-        &self,
-        seed: S,
-        bytes: &'de [u8],
-    ) -> Result<S::Value> {
-        de::seed_from_slice(seed, bytes, self)
-    }
-}
-
-/// bincode 1.x name for [`to_vec`].
-///
-/// # Errors
-/// As [`to_vec`].
-pub fn serialize<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
-    to_vec(value)
-}
-
-/// bincode 1.x name for [`from_slice`].
-///
-/// # Errors
-/// As [`from_slice`].
-pub fn deserialize<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
-    from_slice(bytes)
-}
-
-/// bincode 1.x name for [`to_writer`].
-///
-/// # Errors
-/// As [`to_writer`].
-pub fn serialize_into<W: std::io::Write, T: ?Sized + Serialize>(
-    writer: W,
-    value: &T,
-) -> Result<()> {
-    to_writer(writer, value)
-}
-
-/// bincode 1.x name for [`from_reader`].
-///
-/// # Errors
-/// As [`from_reader`].
-pub fn deserialize_from<R: std::io::Read, T: DeserializeOwned>(reader: R) -> Result<T> {
-    from_reader(reader)
+    Options::DEFAULT.from_reader(reader)
 }

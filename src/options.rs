@@ -1,22 +1,21 @@
-//! Caps and reader choices: one [`Options`] value with one table of defaults.
+//! [`Options`]: the [`Limits`] plus the choices that are not caps, and the
+//! encode/decode entry points that take them.
 //!
 //! | option | default | error past it |
 //! |---|---|---|
-//! | `max_count` (elements of a list/map, tensors in a directory) | 16,777,216 | LIMIT |
-//! | `max_bytes` (one str/bytes value, tensor name or layout name) | 16 MiB | LIMIT |
-//! | `max_depth` (nesting of seqs/maps/structs/enums/options) | 128 | LIMIT |
-//! | `limit` (total bytes written or read, bincode's `with_limit`) | none | LIMIT |
+//! | the [`Limits`] (`max_count`, `max_bytes`, `max_depth`, total `limit`) | see [`crate::limits`] | LIMIT |
 //! | `trailing` (bytes after a standalone value) | rejected | TRAILING |
 //! | `require_hash` (framed reading: frame must carry a hash) | no | SCHEMA |
 //!
-//! The free functions of the crate root use exactly `Options::default()`.
+//! The free functions of the crate root are exactly these methods on
+//! [`Options::DEFAULT`].
 
-/// Default cap on the count of any list, map or tensor directory.
-pub const DEFAULT_MAX_COUNT: u64 = 16_777_216;
-/// Default cap on the bytes of one str/bytes value, tensor name or layout name.
-pub const DEFAULT_MAX_BYTES: u64 = 16 * 1024 * 1024;
-/// Default cap on nesting depth.
-pub const DEFAULT_MAX_DEPTH: u32 = 128;
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use crate::de;
+use crate::error::Result;
+use crate::limits::Limits;
+use crate::ser;
 
 /// Caps and choices for encoding and decoding. Cheap to copy.
 ///
@@ -30,12 +29,9 @@ pub const DEFAULT_MAX_DEPTH: u32 = 128;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
-    pub(crate) max_count: u64,
-    pub(crate) max_bytes: u64,
-    pub(crate) max_depth: u32,
-    pub(crate) limit: Option<u64>,
-    pub(crate) allow_trailing: bool,
-    pub(crate) require_hash: bool,
+    limits: Limits,
+    allow_trailing: bool,
+    require_hash: bool,
 }
 
 impl Default for Options {
@@ -45,46 +41,53 @@ impl Default for Options {
 }
 
 impl Options {
+    /// `Options::new()` as a constant.
+    pub const DEFAULT: Options = Options::new();
+
     /// The defaults of the table above.
     pub const fn new() -> Self {
         Options {
-            max_count: DEFAULT_MAX_COUNT,
-            max_bytes: DEFAULT_MAX_BYTES,
-            max_depth: DEFAULT_MAX_DEPTH,
-            limit: None,
+            limits: Limits::new(),
             allow_trailing: false,
             require_hash: false,
         }
     }
 
+    /// Replaces all the caps at once.
+    pub const fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// Cap on the count of any list, map or tensor directory.
     pub const fn with_max_count(mut self, n: u64) -> Self {
-        self.max_count = n;
+        self.limits = self.limits.with_max_count(n);
         self
     }
 
     /// Cap on the bytes of one str/bytes value, tensor name or layout name.
     pub const fn with_max_bytes(mut self, n: u64) -> Self {
-        self.max_bytes = n;
+        self.limits = self.limits.with_max_bytes(n);
         self
     }
 
-    /// Cap on nesting depth of seqs, maps, structs, enums and options.
+    /// Cap on nesting depth: seqs, maps, `Some` and enum variants (spec
+    /// section 6), on encode and decode alike.
     pub const fn with_max_depth(mut self, n: u32) -> Self {
-        self.max_depth = n;
+        self.limits = self.limits.with_max_depth(n);
         self
     }
 
     /// Cap on the total size of one encoded or decoded value (like bincode's
     /// `with_limit`). Past it: LIMIT.
     pub const fn with_limit(mut self, n: u64) -> Self {
-        self.limit = Some(n);
+        self.limits = self.limits.with_limit(n);
         self
     }
 
     /// Removes the total size cap (the default).
     pub const fn with_no_limit(mut self) -> Self {
-        self.limit = None;
+        self.limits = self.limits.with_no_limit();
         self
     }
 
@@ -100,23 +103,193 @@ impl Options {
         self
     }
 
+    /// The caps.
+    pub const fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Whether bytes after a standalone value are accepted.
+    pub const fn allows_trailing_bytes(&self) -> bool {
+        self.allow_trailing
+    }
+
+    /// Whether framed reading requires a hash.
+    pub const fn requires_hash(&self) -> bool {
+        self.require_hash
+    }
+
     /// The count cap.
     pub const fn max_count(&self) -> u64 {
-        self.max_count
+        self.limits.max_count
     }
 
     /// The byte cap for one str/bytes/name.
     pub const fn max_bytes(&self) -> u64 {
-        self.max_bytes
+        self.limits.max_bytes
     }
 
     /// The depth cap.
     pub const fn max_depth(&self) -> u32 {
-        self.max_depth
+        self.limits.max_depth
     }
 
     /// The total size cap, if any.
     pub const fn limit(&self) -> Option<u64> {
-        self.limit
+        self.limits.limit
+    }
+
+    /// Encodes `value` as a standalone Frozen buffer.
+    ///
+    /// It calls `value.serialize` twice (as bincode 1's `serialize` does): a
+    /// counting pass sizes the buffer, so the bytes are written into one
+    /// allocation. A `Serialize` impl that can run only once (one that
+    /// drains an iterator, say) must go through [`Options::to_extend`] or
+    /// [`Options::to_writer`], which call it once.
+    ///
+    /// # Errors
+    /// LIMIT for a seq/map/str/bytes longer than the wire maximum, nesting
+    /// past the depth cap or output past the total limit; TYPE for
+    /// duplicate map keys; MESSAGE for errors raised by the value's
+    /// `Serialize`.
+    ///
+    /// # Examples
+    /// ```
+    /// let opts = kiln_serde::Options::new();
+    /// assert_eq!(opts.to_vec(&(1u8, 2u16)).unwrap(), [1, 2, 0]);
+    /// ```
+    pub fn to_vec<T: ?Sized + Serialize>(&self, value: &T) -> Result<Vec<u8>> {
+        ser::to_vec(value, &self.limits)
+    }
+
+    /// Encodes `value`, appending its bytes to `out`: the reused-buffer
+    /// form of [`Options::to_vec`] (like postcard's `to_extend`). On error
+    /// `out` keeps its old contents.
+    ///
+    /// # Errors
+    /// As [`Options::to_vec`].
+    ///
+    /// # Examples
+    /// ```
+    /// let mut buf = vec![0xAA];
+    /// kiln_serde::Options::new().to_extend(&mut buf, &1u16).unwrap();
+    /// assert_eq!(buf, [0xAA, 1, 0]);
+    /// ```
+    pub fn to_extend<T: ?Sized + Serialize>(&self, out: &mut Vec<u8>, value: &T) -> Result<()> {
+        ser::to_extend(out, value, &self.limits)
+    }
+
+    /// Encodes `value` into a writer.
+    ///
+    /// # Errors
+    /// As [`Options::to_vec`], plus IO when the writer fails.
+    ///
+    /// # Examples
+    /// ```
+    /// let mut out = Vec::new();
+    /// kiln_serde::Options::new().to_writer(&mut out, &"hi").unwrap();
+    /// assert_eq!(out, [2, 0, 0, 0, b'h', b'i']);
+    /// ```
+    pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(
+        &self,
+        writer: W,
+        value: &T,
+    ) -> Result<()> {
+        ser::to_writer(writer, value, &self.limits)
+    }
+
+    /// The number of bytes [`Options::to_vec`] would produce, without
+    /// keeping them.
+    ///
+    /// A value without maps or sequences of unknown length is counted, not
+    /// encoded. A map's duplicate keys only show in its bytes, and an
+    /// unknown-length sequence's count only at its end, so such a value is
+    /// encoded into a bounded buffer and dropped. Either way the result and
+    /// the errors are `to_vec`'s.
+    ///
+    /// # Errors
+    /// As [`Options::to_vec`].
+    ///
+    /// # Examples
+    /// ```
+    /// assert_eq!(kiln_serde::Options::new().serialized_size(&vec![1u32, 2]).unwrap(), 12);
+    /// ```
+    pub fn serialized_size<T: ?Sized + Serialize>(&self, value: &T) -> Result<u64> {
+        ser::serialized_size(value, &self.limits)
+    }
+
+    /// Decodes a standalone buffer holding exactly one value. `&str` and
+    /// `&[u8]` fields borrow from `bytes`.
+    ///
+    /// # Errors
+    /// Any spec code for a fault of the bytes (TRAILING when bytes follow
+    /// the value, unless allowed), MESSAGE for errors from the type's own
+    /// `Deserialize`.
+    ///
+    /// # Examples
+    /// ```
+    /// let s: &str = kiln_serde::Options::new().from_slice(&[2, 0, 0, 0, b'h', b'i']).unwrap();
+    /// assert_eq!(s, "hi");
+    /// ```
+    pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
+        de::from_slice(bytes, &self.limits, self.allow_trailing)
+    }
+
+    /// Decodes one value from the front of `bytes` and returns the rest
+    /// (for several values back to back).
+    ///
+    /// # Errors
+    /// As [`Options::from_slice`], without TRAILING.
+    ///
+    /// # Examples
+    /// ```
+    /// let opts = kiln_serde::Options::new();
+    /// let (a, rest): (u8, &[u8]) = opts.take_from_slice(&[1, 2]).unwrap();
+    /// assert_eq!((a, rest), (1, &[2u8][..]));
+    /// ```
+    pub fn take_from_slice<'de, T: Deserialize<'de>>(
+        &self,
+        bytes: &'de [u8],
+    ) -> Result<(T, &'de [u8])> {
+        de::take_from_slice(bytes, &self.limits)
+    }
+
+    /// Decodes one value from a stream, reading exactly its bytes (so
+    /// values written back to back can be read one by one). Buffers grow in
+    /// bounded chunks, so a lying length costs only what the stream
+    /// delivers.
+    ///
+    /// # Errors
+    /// As [`Options::from_slice`] (EOF when the stream ends inside the
+    /// value), plus IO.
+    ///
+    /// # Examples
+    /// ```
+    /// let mut input: &[u8] = &[1, 0, 0, 0, 2];
+    /// let opts = kiln_serde::Options::new();
+    /// let a: u32 = opts.from_reader(&mut input).unwrap();
+    /// let b: u8 = opts.from_reader(&mut input).unwrap();
+    /// assert_eq!((a, b), (1, 2));
+    /// ```
+    pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
+        de::from_reader(reader, &self.limits)
+    }
+
+    /// Decodes a standalone buffer with a `DeserializeSeed`.
+    ///
+    /// # Errors
+    /// As [`Options::from_slice`].
+    ///
+    /// # Examples
+    /// ```
+    /// use std::marker::PhantomData;
+    /// let v: u16 = kiln_serde::Options::new().from_slice_seed(PhantomData::<u16>, &[7, 0]).unwrap();
+    /// assert_eq!(v, 7);
+    /// ```
+    pub fn from_slice_seed<'de, S: serde::de::DeserializeSeed<'de>>(
+        &self,
+        seed: S,
+        bytes: &'de [u8],
+    ) -> Result<S::Value> {
+        de::seed_from_slice(seed, bytes, &self.limits, self.allow_trailing)
     }
 }

@@ -69,7 +69,7 @@ pub trait Read<'de>: private::Sealed {
     /// offsets from the start of the input).
     fn tensors_block<'s>(
         &'s mut self,
-        opts: &crate::Options,
+        limits: &crate::limits::Limits,
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>>;
 
@@ -202,11 +202,11 @@ impl<'de> Read<'de> for SliceRead<'de> {
 
     fn tensors_block<'s>(
         &'s mut self,
-        opts: &crate::Options,
+        limits: &crate::limits::Limits,
         _scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
         let base = self.pos();
-        let len = crate::tensors::validate(self.unread(), opts)
+        let len = crate::tensors::validate(self.unread(), limits)
             .map_err(|e| e.shifted(base as u64))?
             .block_len();
         match self.cur.take(len) {
@@ -361,7 +361,7 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
 
     fn tensors_block<'s>(
         &'s mut self,
-        opts: &crate::Options,
+        limits: &crate::limits::Limits,
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
         let base = self.pos;
@@ -370,7 +370,7 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         self.fill(scratch, 32, base)?;
         let mut header = [0u8; 32];
         header.copy_from_slice(scratch);
-        let (meta_end, total) = match crate::tensors::header_lens(&header, opts) {
+        let (meta_end, total) = match crate::tensors::header_lens(&header, limits) {
             Ok(lens) => lens,
             Err(e) if e.code() == ErrorCode::Eof => {
                 // `P + payload_bytes` overflows u64: the descriptors and
@@ -392,7 +392,7 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         let meta = usize::try_from(meta_end.saturating_sub(32)).unwrap_or(rest);
         self.fill(scratch, meta, base + 8)?;
         self.fill(scratch, rest - meta, base + 16)?;
-        crate::tensors::validate(scratch, opts).map_err(|e| e.shifted(base))?;
+        crate::tensors::validate(scratch, limits).map_err(|e| e.shifted(base))?;
         Ok(Reference::Copied(scratch))
     }
 

@@ -11,7 +11,7 @@ use std::io;
 use serde::ser::{self, Serialize};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::options::Options;
+use crate::limits::Limits;
 use crate::tensors::serde_impl::BlockOnly;
 use crate::tensors::TENSORS_TOKEN;
 
@@ -63,7 +63,7 @@ struct Entry {
 }
 
 impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
-    fn with_sink(out: Vec<u8>, sink: Sink<'w>, opts: &Options) -> Self {
+    fn with_sink(out: Vec<u8>, sink: Sink<'w>, limits: &Limits) -> Self {
         debug_assert_eq!(STREAM, !matches!(sink, Sink::None));
         Serializer {
             out,
@@ -72,7 +72,7 @@ impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
             pending: 0,
             last_str: (usize::MAX, usize::MAX),
             entries: Vec::new(),
-            limit: opts.limit,
+            limit: limits.limit,
             prefix: 0,
         }
     }
@@ -210,8 +210,8 @@ impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
 
 /// Serializes into a new `Vec`.
 #[inline(never)]
-pub(crate) fn to_vec<T: ?Sized + Serialize>(value: &T, opts: &Options) -> Result<Vec<u8>> {
-    fill_new(buffer_for(value, opts, 0), [], value, opts)
+pub(crate) fn to_vec<T: ?Sized + Serialize>(value: &T, limits: &Limits) -> Result<Vec<u8>> {
+    fill_new(buffer_for(value, limits, 0), [], value, limits)
 }
 
 /// An empty buffer with room for `head` bytes and then `value`, sized by a
@@ -219,9 +219,13 @@ pub(crate) fn to_vec<T: ?Sized + Serialize>(value: &T, opts: &Options) -> Result
 /// one allocation instead of a doubling series (each growth copies the
 /// bytes so far and touches fresh pages). The room is capped by the
 /// options' total limit, and a failed reservation just starts small.
-pub(crate) fn buffer_for<T: ?Sized + Serialize>(value: &T, opts: &Options, head: usize) -> Vec<u8> {
+pub(crate) fn buffer_for<T: ?Sized + Serialize>(
+    value: &T,
+    limits: &Limits,
+    head: usize,
+) -> Vec<u8> {
     let body = crate::size::hint(value).unwrap_or(64);
-    let body = match opts.limit {
+    let body = match limits.limit {
         Some(limit) => body.min(usize::try_from(limit).unwrap_or(usize::MAX)),
         None => body,
     };
@@ -248,9 +252,9 @@ const SMALL: usize = 64 * 1024;
 pub(crate) fn to_extend<T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
     value: &T,
-    opts: &Options,
+    limits: &Limits,
 ) -> Result<()> {
-    extend_with(out, [], value, opts)
+    extend_with(out, [], value, limits)
 }
 
 /// Appends `head` (a frame header, or nothing) and then `value` to `out`:
@@ -262,10 +266,10 @@ pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
     head: [u8; N],
     value: &T,
-    opts: &Options,
+    limits: &Limits,
 ) -> Result<()> {
     let start = out.len();
-    let mut ser = Serializer::<false>::with_sink(std::mem::take(out), Sink::None, opts);
+    let mut ser = Serializer::<false>::with_sink(std::mem::take(out), Sink::None, limits);
     ser.put(&head);
     ser.prefix = (start + N) as u64;
     let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
@@ -288,9 +292,9 @@ pub(crate) fn fill_new<const N: usize, T: ?Sized + Serialize>(
     out: Vec<u8>,
     head: [u8; N],
     value: &T,
-    opts: &Options,
+    limits: &Limits,
 ) -> Result<Vec<u8>> {
-    let mut ser = Serializer::<false>::with_sink(out, Sink::None, opts);
+    let mut ser = Serializer::<false>::with_sink(out, Sink::None, limits);
     ser.put(&head);
     ser.prefix = N as u64;
     value.serialize(&mut ser)?;
@@ -302,26 +306,26 @@ pub(crate) fn fill_new<const N: usize, T: ?Sized + Serialize>(
 pub(crate) fn to_writer<W: io::Write, T: ?Sized + Serialize>(
     mut writer: W,
     value: &T,
-    opts: &Options,
+    limits: &Limits,
 ) -> Result<()> {
     let mut ser =
-        Serializer::<true>::with_sink(Vec::with_capacity(256), Sink::Writer(&mut writer), opts);
+        Serializer::<true>::with_sink(Vec::with_capacity(256), Sink::Writer(&mut writer), limits);
     value.serialize(&mut ser)?;
     ser.finish()?;
     Ok(())
 }
 
 /// The number of bytes `to_vec` would produce.
-pub(crate) fn serialized_size<T: ?Sized + Serialize>(value: &T, opts: &Options) -> Result<u64> {
+pub(crate) fn serialized_size<T: ?Sized + Serialize>(value: &T, limits: &Limits) -> Result<u64> {
     // A counting pass when it can vouch for the result (no map, counts
     // within the wire maximum, within the size limit); else the real
     // serializer, so that every error is the one `to_vec` gives.
     if let Some(n) = crate::size::exact(value) {
-        if opts.limit.map_or(true, |limit| n <= limit) {
+        if limits.limit.map_or(true, |limit| n <= limit) {
             return Ok(n);
         }
     }
-    let mut ser = Serializer::<true>::with_sink(Vec::new(), Sink::Count, opts);
+    let mut ser = Serializer::<true>::with_sink(Vec::new(), Sink::Count, limits);
     value.serialize(&mut ser)?;
     Ok(ser.finish()?.1)
 }

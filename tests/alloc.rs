@@ -101,10 +101,10 @@ fn hostile_directory_count_allocates_little() {
         } else {
             ErrorCode::Limit
         };
-        let (r, peak) = peak_during(|| validate(&bytes, &o).map(|_| ()));
+        let (r, peak) = peak_during(|| validate(&bytes, o.limits()).map(|_| ()));
         assert_eq!(r.unwrap_err().code(), want);
         assert!(peak < MIB, "validate: peak {peak}");
-        let (r, peak) = peak_during(|| TensorsView::from_bytes(&bytes, &o).map(|_| ()));
+        let (r, peak) = peak_during(|| TensorsView::from_bytes(&bytes, o.limits()).map(|_| ()));
         assert_eq!(r.unwrap_err().code(), want);
         assert!(peak < MIB, "view: peak {peak}");
         let (r, peak) = peak_during(|| o.from_slice::<Tensors>(&bytes).map(|_| ()));
@@ -113,11 +113,11 @@ fn hostile_directory_count_allocates_little() {
         let (r, peak) = peak_during(|| o.from_reader::<_, Tensors>(&bytes[..]).map(|_| ()));
         assert_eq!(r.unwrap_err().code(), want);
         assert!(peak < MIB, "from_reader: peak {peak}");
-        let (r, peak) = peak_during(|| Tensors::read_from(&mut &bytes[..], &o).map(|_| ()));
+        let (r, peak) = peak_during(|| Tensors::read_from(&mut &bytes[..], o.limits()).map(|_| ()));
         assert_eq!(r.unwrap_err().code(), want);
         assert!(peak < MIB, "read_from: peak {peak}");
     }
-    let (r, peak) = peak_during(|| check_buffer(&bytes, &opts).map(|_| ()));
+    let (r, peak) = peak_during(|| check_buffer(&bytes, opts.limits()).map(|_| ()));
     assert_eq!(r.unwrap_err().code(), ErrorCode::Limit);
     assert!(peak < MIB, "check_buffer: peak {peak}");
 }

@@ -538,17 +538,6 @@ fn sets_follow_iteration_order() {
 }
 
 #[test]
-fn bincode_style_aliases() {
-    let bytes = kiln_serde::serialize(&Point { x: 1, y: 2 }).unwrap();
-    let p: Point = kiln_serde::deserialize(&bytes).unwrap();
-    assert_eq!(p, Point { x: 1, y: 2 });
-    let mut out = Vec::new();
-    kiln_serde::serialize_into(&mut out, &p).unwrap();
-    let q: Point = kiln_serde::deserialize_from(&out[..]).unwrap();
-    assert_eq!(q, p);
-}
-
-#[test]
 fn back_to_back_messages_on_one_stream() {
     let mut stream = Vec::new();
     for i in 0..5u32 {

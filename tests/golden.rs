@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use golden_cases::golden_digest::{fnv1a64, sha256_hex};
 use golden_cases::golden_frame::{POINT_SWAPPED_TEXT, POINT_TEXT, TENSORS_TEXT};
 use kiln_serde::tensors::{check_buffer, Quant, TensorView, Tensors, TensorsBuilder, TensorsView};
-use kiln_serde::{frame, Error, Options};
+use kiln_serde::Limits;
+use kiln_serde::{frame, Error};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -109,7 +110,7 @@ fn tensor_json(t: &TensorView<'_>) -> Value {
 /// that the builder writes the same block from the view, and returns the
 /// tensors as JSON.
 fn decode_directory(bytes: &[u8], framed: bool) -> Result<Value, Error> {
-    let view = check_buffer(bytes, &Options::default())?;
+    let view = check_buffer(bytes, &Limits::default())?;
     let block = if framed {
         bytes.get(frame::FRAME_LEN..).expect("framed")
     } else {
@@ -272,7 +273,7 @@ fn every_directory_reader_agrees() {
         let name = c.entry["name"].as_str().expect("name");
         let bytes = &c.bytes;
         let form = c.entry["form"].as_str().expect("form");
-        let want = outcome(check_buffer(bytes, &Options::default()));
+        let want = outcome(check_buffer(bytes, &Limits::default()));
         let mut check = |path: &str, got| {
             if got != want {
                 bad.push(format!(

@@ -365,9 +365,8 @@ fn lowered_caps_apply_to_every_entry_point() {
 // ---------------------------------------------------------------- tensors
 
 use kiln_serde::tensors::{self, Tensors, TensorsView};
-use kiln_serde::Options;
 
-const OPTS: Options = Options::DEFAULT;
+const OPTS: kiln_serde::Limits = kiln_serde::Limits::DEFAULT;
 
 /// A directory header (spec 5.1).
 fn header(flags: u16, count: u32, heap: u32, payload: u64) -> Vec<u8> {

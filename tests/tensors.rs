@@ -7,7 +7,7 @@ use kiln_serde::tensors::{
     header_lens, validate, AlignedBuf, Dtype, Quant, TensorSpec, Tensors, TensorsBuilder,
     TensorsView,
 };
-use kiln_serde::{ErrorCode, Options};
+use kiln_serde::{ErrorCode, Limits};
 
 // ---------------------------------------------------------------- helpers
 
@@ -86,12 +86,12 @@ fn f8_pair_raw() -> Raw {
     }
 }
 
-fn opts() -> Options {
-    Options::default()
+fn opts() -> Limits {
+    Limits::default()
 }
 
 #[track_caller]
-fn expect_err(buf: &[u8], o: &Options, code: ErrorCode, at: usize) {
+fn expect_err(buf: &[u8], o: &Limits, code: ErrorCode, at: usize) {
     match validate(buf, o) {
         Ok(_) => panic!("accepted; expected {code} at {at}"),
         Err(e) => {
@@ -1129,7 +1129,7 @@ fn builder_rejects_what_a_decoder_rejects() {
         ErrorCode::Type
     );
     // count cap
-    let mut b = TensorsBuilder::new().with_options(opts().with_max_count(1));
+    let mut b = TensorsBuilder::new().with_limits(opts().with_max_count(1));
     b.push(TensorSpec::new(Dtype::U8, &[1], &[0u8][..]));
     b.push(TensorSpec::new(Dtype::U8, &[1], &[0u8][..]));
     assert_eq!(b.build().unwrap_err().code(), ErrorCode::Limit);

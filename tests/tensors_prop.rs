@@ -7,7 +7,8 @@ use std::collections::HashSet;
 use kiln_serde::tensors::{
     validate, Dtype, Quant, TensorSpec, Tensors, TensorsBuilder, TensorsView,
 };
-use kiln_serde::{ErrorCode, Options};
+use kiln_serde::ErrorCode;
+use kiln_serde::Limits;
 use proptest::prelude::*;
 
 const QUANT_DATA: [Dtype; 9] = [
@@ -275,9 +276,9 @@ proptest! {
         let (specs, t) = build(&items);
         let bytes = t.as_bytes();
         prop_assert_eq!(bytes.as_ptr() as usize % 64, 0);
-        let layout = validate(bytes, &Options::default()).unwrap();
+        let layout = validate(bytes, &Limits::default()).unwrap();
         prop_assert_eq!(layout.block_len(), bytes.len());
-        let v = TensorsView::from_bytes(bytes, &Options::default()).unwrap();
+        let v = TensorsView::from_bytes(bytes, &Limits::default()).unwrap();
         prop_assert_eq!(v.len(), specs.len());
         for (s, tv) in specs.iter().zip(v.iter()) {
             prop_assert_eq!(s.name(), tv.name());
@@ -304,8 +305,8 @@ proptest! {
         let tv = TensorsView::from_bytes_trusted(bytes).unwrap();
         prop_assert_eq!(tv.as_bytes(), bytes);
         // Owned copy, stream read and serde_json round trip.
-        prop_assert_eq!(&Tensors::from_bytes(bytes, &Options::default()).unwrap(), &t);
-        prop_assert_eq!(&Tensors::read_from(&mut &out[..], &Options::default()).unwrap(), &t);
+        prop_assert_eq!(&Tensors::from_bytes(bytes, &Limits::default()).unwrap(), &t);
+        prop_assert_eq!(&Tensors::read_from(&mut &out[..], &Limits::default()).unwrap(), &t);
         let json = serde_json::to_string(&t).unwrap();
         let back: Tensors = serde_json::from_str(&json).unwrap();
         prop_assert_eq!(&back, &t);
@@ -328,7 +329,7 @@ proptest! {
         let (_, t) = build(&items);
         let bytes = t.as_bytes();
         for n in 0..bytes.len() {
-            let e = validate(&bytes[..n], &Options::default()).unwrap_err();
+            let e = validate(&bytes[..n], &Limits::default()).unwrap_err();
             prop_assert_eq!(e.code(), ErrorCode::Eof, "prefix {}: {}", n, e);
             prop_assert!(TensorsView::from_bytes_trusted(&bytes[..n]).is_err());
         }
@@ -350,12 +351,12 @@ proptest! {
         buf.extend_from_slice(&payload.to_le_bytes());
         buf.extend_from_slice(&[0; 8]);
         buf.extend_from_slice(&tail);
-        if let Ok(l) = validate(&buf, &Options::default()) {
-            let v = TensorsView::take_from_bytes(&buf, &Options::default()).unwrap().0;
+        if let Ok(l) = validate(&buf, &Limits::default()) {
+            let v = TensorsView::take_from_bytes(&buf, &Limits::default()).unwrap().0;
             prop_assert_eq!(v.as_bytes().len(), l.block_len());
             touch(&v);
         }
-        if let Ok((v, _)) = TensorsView::take_from_bytes(&buf, &Options::default()) {
+        if let Ok((v, _)) = TensorsView::take_from_bytes(&buf, &Limits::default()) {
             touch(&v);
         }
         let _ = TensorsView::from_bytes_trusted(&buf).map(|v| touch(&v));
@@ -377,7 +378,7 @@ proptest! {
         for pos in 0..buf.len() {
             for flip in [x, 0x01, 0x80] {
                 buf[pos] ^= flip;
-                match validate(&buf, &Options::default()) {
+                match validate(&buf, &Limits::default()) {
                     Ok(layout) => {
                         // Accepted: the block (which may now end early, for
                         // example when the count shrinks and the dropped
@@ -387,13 +388,13 @@ proptest! {
                         let n = layout.block_len();
                         prop_assert!(n <= buf.len());
                         let (v, rest) =
-                            TensorsView::take_from_bytes(&buf, &Options::default()).unwrap();
+                            TensorsView::take_from_bytes(&buf, &Limits::default()).unwrap();
                         prop_assert_eq!(rest.len(), buf.len() - n);
                         touch(&v);
                         let re = TensorsBuilder::from_view(&v).build().unwrap();
                         prop_assert_eq!(re.as_bytes(), &buf[..n], "pos {} flip {:#x}", pos, flip);
                         if n < buf.len() {
-                            let e = TensorsView::from_bytes(&buf, &Options::default()).unwrap_err();
+                            let e = TensorsView::from_bytes(&buf, &Limits::default()).unwrap_err();
                             prop_assert_eq!(e.code(), ErrorCode::Trailing);
                         }
                     }

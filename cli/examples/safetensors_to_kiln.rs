@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use kiln_serde::tensors::{check_buffer, AlignedBuf, Dtype, TensorSpec, TensorsBuilder};
-use kiln_serde::{frame, Options};
+use kiln_serde::{frame, Limits};
 use safetensors::tensor::TensorView as StView;
 use safetensors::SafeTensors;
 
@@ -121,7 +121,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 4. Read it back zero-copy: one aligned buffer, validated once, every
     //    payload a slice of it. Then compare with safetensors by name.
     let buf = AlignedBuf::read_file(&kiln_path)?;
-    let view = check_buffer(buf.as_slice(), &Options::default())?;
+    let view = check_buffer(buf.as_slice(), &Limits::default())?;
     print!("{}", view.table());
     for (name, t) in &named {
         let k = view.by_name(name).ok_or("missing tensor")?;

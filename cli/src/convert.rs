@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use indicatif::{ProgressBar, ProgressStyle};
 use kiln_serde::frame;
 use kiln_serde::tensors::{check_buffer, Dtype, Quant, TensorSpec, TensorsBuilder, TENSORS_HASH};
-use kiln_serde::{Error, Options};
+use kiln_serde::{Error, Limits};
 use safetensors::tensor::{SafeTensors, View};
 
 use crate::mmap::Input;
@@ -294,7 +294,7 @@ impl View for StTensor<'_> {
 }
 
 fn kiln_to_safetensors(input: &Path, bytes: &[u8], output: &Path) -> Result<String, Failure> {
-    let view = check_buffer(bytes, &Options::default()).map_err(|e| kiln_fault(input, &e))?;
+    let view = check_buffer(bytes, &Limits::default()).map_err(|e| kiln_fault(input, &e))?;
     let total: u64 = view.iter().map(|t| t.byte_length()).sum();
     let bar = progress(total, "writing safetensors");
     let mut tensors: Vec<(String, StTensor<'_>)> = Vec::with_capacity(view.len());

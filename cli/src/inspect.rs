@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use kiln_serde::frame::{self, FrameHeader, FRAME_LEN};
 use kiln_serde::tensors::{check_buffer, TensorsView, TENSORS_HASH};
-use kiln_serde::{Error, Options};
+use kiln_serde::{Error, Limits};
 use serde::Serialize;
 
 use crate::mmap::Input;
@@ -75,7 +75,7 @@ fn frame_of(bytes: &[u8]) -> Option<FrameHeader> {
 pub fn check(path: &Path) -> Result<ExitCode, Failure> {
     let input = open(path)?;
     let bytes = input.bytes();
-    match check_buffer(bytes, &Options::default()) {
+    match check_buffer(bytes, &Limits::default()) {
         Ok(view) => {
             let framing = match frame_of(bytes) {
                 Some(FrameHeader { hash: Some(_), .. }) => "framed, hash = tensors",
@@ -98,7 +98,7 @@ pub fn check(path: &Path) -> Result<ExitCode, Failure> {
 pub fn inspect(path: &Path, json: bool) -> Result<ExitCode, Failure> {
     let input = open(path)?;
     let bytes = input.bytes();
-    let view = match check_buffer(bytes, &Options::default()) {
+    let view = match check_buffer(bytes, &Limits::default()) {
         Ok(v) => v,
         Err(e) => return report_fault(path, &e),
     };

@@ -11,7 +11,7 @@ use kiln_serde::schema::hash_text;
 use kiln_serde::tensors::{
     check_buffer, Dtype, Quant, TensorSpec, Tensors, TensorsBuilder, TENSORS_HASH,
 };
-use kiln_serde::Options;
+use kiln_serde::Limits;
 use safetensors::tensor::TensorView as StView;
 use safetensors::{Dtype as St, SafeTensors};
 use tempfile::TempDir;
@@ -164,7 +164,7 @@ fn check_reports_each_code_with_offset() {
     cases.push(("type-framed", v, "TYPE", 48));
 
     for (name, bytes, code, offset) in cases {
-        let e = check_buffer(&bytes, &Options::default()).unwrap_err();
+        let e = check_buffer(&bytes, &Limits::default()).unwrap_err();
         assert_eq!(
             (e.code().as_str(), e.offset()),
             (code, Some(offset)),
@@ -513,7 +513,7 @@ fn convert_round_trip_is_lossless() {
     assert!(r.stdout.contains("64 tensors") && r.stdout.contains("hash = tensors"));
 
     let file = std::fs::read(&kp).unwrap();
-    let view = check_buffer(&file, &Options::default()).unwrap();
+    let view = check_buffer(&file, &Limits::default()).unwrap();
     assert_eq!(view.len(), 64);
     let mut sorted = model.clone();
     sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
@@ -601,9 +601,7 @@ fn convert_drops_metadata_with_a_warning() {
     );
     let view_bytes = std::fs::read(&kp).unwrap();
     assert_eq!(
-        check_buffer(&view_bytes, &Options::default())
-            .unwrap()
-            .len(),
+        check_buffer(&view_bytes, &Limits::default()).unwrap().len(),
         5
     );
 }

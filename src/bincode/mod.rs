@@ -234,7 +234,7 @@ fn check_limit<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Resul
 
 fn serialize_with<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Result<Vec<u8>> {
     check_limit(opts, value)?;
-    crate::ser::to_vec(value, opts).map_err(|e| from_kiln(e, None))
+    crate::ser::to_vec(value, opts.limits()).map_err(|e| from_kiln(e, None))
 }
 
 fn serialize_into_with<W: Write, T: ?Sized + Serialize>(
@@ -243,11 +243,11 @@ fn serialize_into_with<W: Write, T: ?Sized + Serialize>(
     value: &T,
 ) -> Result<()> {
     check_limit(opts, value)?;
-    crate::ser::to_writer(writer, value, opts).map_err(|e| from_kiln(e, None))
+    crate::ser::to_writer(writer, value, opts.limits()).map_err(|e| from_kiln(e, None))
 }
 
 fn serialized_size_with<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Result<u64> {
-    crate::ser::serialized_size(value, opts).map_err(|e| from_kiln(e, None))
+    crate::ser::serialized_size(value, opts.limits()).map_err(|e| from_kiln(e, None))
 }
 
 fn deserialize_seed_with<'a, T: DeserializeSeed<'a>>(
@@ -255,13 +255,13 @@ fn deserialize_seed_with<'a, T: DeserializeSeed<'a>>(
     seed: T,
     bytes: &'a [u8],
 ) -> Result<T::Value> {
-    let mut de = crate::de::Deserializer::from_slice(bytes, opts);
+    let mut de = crate::de::Deserializer::from_slice(bytes, opts.limits());
     let value = match seed.deserialize(&mut de) {
         Ok(v) => v,
         Err(e) => return Err(from_kiln(e.or_offset(de.offset()), Some(bytes))),
     };
     // `rest()` runs to the real end of the slice, also under a byte limit.
-    if !opts.allow_trailing && !de.rest().is_empty() {
+    if !opts.allows_trailing_bytes() && !de.rest().is_empty() {
         return Err(Box::new(ErrorKind::Custom(TRAILING_MSG.to_string())));
     }
     Ok(value)
@@ -272,7 +272,7 @@ fn deserialize_from_seed_with<'a, R: Read, T: DeserializeSeed<'a>>(
     seed: T,
     reader: R,
 ) -> Result<T::Value> {
-    let mut de = crate::de::Deserializer::from_reader(reader, opts);
+    let mut de = crate::de::Deserializer::from_reader(reader, opts.limits());
     match seed.deserialize(&mut de) {
         Ok(v) => Ok(v),
         Err(e) => Err(from_kiln(e.or_offset(de.offset()), None)),

@@ -15,7 +15,7 @@ use super::owned::Tensors;
 use super::validate::{check_meta, Layout, FULL};
 use super::view::{TensorView, TensorsView};
 use crate::error::{Error, ErrorCode, Result};
-use crate::options::Options;
+use crate::limits::Limits;
 
 /// One tensor to be written: name (optional), dtype, shape, payload bytes,
 /// quantization and, for an opaque dtype, its block layout. The payload is
@@ -178,7 +178,7 @@ impl fmt::Debug for TensorSpec<'_> {
 #[derive(Clone, Debug, Default)]
 pub struct TensorsBuilder<'a> {
     specs: Vec<TensorSpec<'a>>,
-    opts: Options,
+    limits: Limits,
 }
 
 /// What the builder computed before writing anything.
@@ -195,14 +195,14 @@ fn limit(msg: impl Into<String>) -> Error {
 }
 
 impl<'a> TensorsBuilder<'a> {
-    /// An empty builder with the default [`Options`] caps.
+    /// An empty builder with the default [`Limits`].
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Uses these caps (count, name bytes) for the checks at build time.
-    pub fn with_options(mut self, opts: Options) -> Self {
-        self.opts = opts;
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -464,7 +464,7 @@ impl<'a> TensorsBuilder<'a> {
             }
         }
         meta.resize(meta_len, 0);
-        let layout = check_meta(&meta, total, &self.opts, FULL)?;
+        let layout = check_meta(&meta, total, &self.limits, FULL)?;
         // The payload checks the decoder would make: gaps are zero by
         // construction; the unused high nibble of an odd 4-bit tensor.
         for (i, (s, &off)) in self.specs.iter().zip(&offsets).enumerate() {

@@ -3,7 +3,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::frame;
-use crate::options::Options;
+use crate::limits::Limits;
 use crate::schema::hash_text;
 
 use super::TensorsView;
@@ -28,7 +28,7 @@ pub const TENSORS_HASH: u64 = hash_text("tensors");
 /// let view = check_buffer(t.as_bytes(), &Default::default()).unwrap();
 /// assert!(view.is_empty());
 /// ```
-pub fn check_buffer<'a>(bytes: &'a [u8], opts: &Options) -> Result<TensorsView<'a>> {
+pub fn check_buffer<'a>(bytes: &'a [u8], limits: &Limits) -> Result<TensorsView<'a>> {
     if bytes.starts_with(&frame::MAGIC) {
         let header = frame::parse(bytes)?;
         match header.hash {
@@ -41,19 +41,12 @@ pub fn check_buffer<'a>(bytes: &'a [u8], opts: &Options) -> Result<TensorsView<'
                     ),
                 ))
             }
-            None if opts.require_hash => {
-                return Err(Error::at(
-                    ErrorCode::Schema,
-                    6,
-                    "the frame carries no schema hash and one is required",
-                ))
-            }
             _ => {}
         }
         let body = bytes.get(frame::FRAME_LEN..).unwrap_or(&[]);
-        TensorsView::from_bytes(body, opts).map_err(|e| e.shifted(frame::FRAME_LEN as u64))
+        TensorsView::from_bytes(body, limits).map_err(|e| e.shifted(frame::FRAME_LEN as u64))
     } else {
-        TensorsView::from_bytes(bytes, opts)
+        TensorsView::from_bytes(bytes, limits)
     }
 }
 
@@ -66,51 +59,47 @@ mod tests {
     fn bare_framed_and_faults() {
         let t = TensorsBuilder::new().build().unwrap();
         let bare = t.as_bytes().to_vec();
-        assert!(check_buffer(&bare, &Options::default()).is_ok());
+        assert!(check_buffer(&bare, &Limits::default()).is_ok());
 
         let mut framed = frame::encode(Some(TENSORS_HASH)).to_vec();
         framed.extend_from_slice(&bare);
-        assert!(check_buffer(&framed, &Options::default()).is_ok());
+        assert!(check_buffer(&framed, &Limits::default()).is_ok());
 
         let mut unhashed = frame::encode(None).to_vec();
         unhashed.extend_from_slice(&bare);
-        assert!(check_buffer(&unhashed, &Options::default()).is_ok());
-        let e = check_buffer(&unhashed, &Options::default().require_hash(true)).unwrap_err();
-        assert_eq!(e.code(), ErrorCode::Schema);
+        assert!(check_buffer(&unhashed, &Limits::default()).is_ok());
 
         let mut wrong = frame::encode(Some(1)).to_vec();
         wrong.extend_from_slice(&bare);
-        let e = check_buffer(&wrong, &Options::default()).unwrap_err();
+        let e = check_buffer(&wrong, &Limits::default()).unwrap_err();
         assert_eq!((e.code(), e.offset()), (ErrorCode::Schema, Some(8)));
 
         let mut trailing = framed.clone();
         trailing.push(0);
-        let e = check_buffer(&trailing, &Options::default()).unwrap_err();
+        let e = check_buffer(&trailing, &Limits::default()).unwrap_err();
         assert_eq!((e.code(), e.offset()), (ErrorCode::Trailing, Some(80)));
 
         // A damaged directory inside a frame: offsets from the file start.
         let mut bad = framed.clone();
         bad[16] = b'X';
-        let e = check_buffer(&bad, &Options::default()).unwrap_err();
+        let e = check_buffer(&bad, &Limits::default()).unwrap_err();
         assert_eq!((e.code(), e.offset()), (ErrorCode::Frame, Some(16)));
 
         // Neither magic: a bare directory with a damaged magic, or short.
         let mut damaged = bare.clone();
         damaged[0] = b'Z';
         assert_eq!(
-            check_buffer(&damaged, &Options::default())
+            check_buffer(&damaged, &Limits::default())
                 .unwrap_err()
                 .code(),
             ErrorCode::Frame
         );
         assert_eq!(
-            check_buffer(b"KIL", &Options::default())
-                .unwrap_err()
-                .code(),
+            check_buffer(b"KIL", &Limits::default()).unwrap_err().code(),
             ErrorCode::Eof
         );
         assert_eq!(
-            check_buffer(b"KILN", &Options::default())
+            check_buffer(b"KILN", &Limits::default())
                 .unwrap_err()
                 .code(),
             ErrorCode::Eof

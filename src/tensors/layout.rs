@@ -3,7 +3,7 @@
 //! that a stream reader needs before it reads the rest of a block.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::options::Options;
+use crate::limits::Limits;
 
 /// Length of the directory header.
 pub const HEADER_LEN: usize = 32;
@@ -251,20 +251,20 @@ pub(crate) fn packed_len(elements: u64, bits: u32) -> Option<u64> {
 ///
 /// In this order: FRAME at 0 (magic), 4 (version), 6 (flags bit 0 clear or
 /// a bit in 2..15 set), 24 (reserved); LIMIT at 8 when `count` is above
-/// `opts.max_count()`; EOF at 16 when `P + payload_bytes` overflows u64
+/// `limits.max_count()`; EOF at 16 when `P + payload_bytes` overflows u64
 /// (it cannot fit in any buffer).
 ///
 /// # Examples
 ///
 /// ```
-/// use kiln_serde::{tensors::{header_lens, TensorsBuilder}, Options};
+/// use kiln_serde::{tensors::{header_lens, TensorsBuilder}, Limits};
 /// let t = TensorsBuilder::new().build().unwrap();
 /// let header: [u8; 32] = t.as_bytes()[..32].try_into().unwrap();
-/// assert_eq!(header_lens(&header, &Options::default()).unwrap(), (32, 64));
+/// assert_eq!(header_lens(&header, &Limits::default()).unwrap(), (32, 64));
 /// ```
-pub fn header_lens(header: &[u8; HEADER_LEN], opts: &Options) -> Result<(u64, u64)> {
+pub fn header_lens(header: &[u8; HEADER_LEN], limits: &Limits) -> Result<(u64, u64)> {
     let h = RawHeader::parse(header);
-    let (meta_end, block) = check_header(&h, opts)?;
+    let (meta_end, block) = check_header(&h, limits)?;
     match block {
         Some(b) => Ok((meta_end, b)),
         None => Err(payload_overflow(&h)),
@@ -293,7 +293,7 @@ pub(crate) fn payload_overflow(h: &RawHeader) -> Error {
 
 /// Step 1's FRAME and LIMIT checks; returns `meta_end` and the block
 /// length, `None` when `P + payload_bytes` overflows u64.
-pub(crate) fn check_header(h: &RawHeader, opts: &Options) -> Result<(u64, Option<u64>)> {
+pub(crate) fn check_header(h: &RawHeader, limits: &Limits) -> Result<(u64, Option<u64>)> {
     if h.magic != MAGIC {
         return Err(Error::at(
             ErrorCode::Frame,
@@ -332,14 +332,14 @@ pub(crate) fn check_header(h: &RawHeader, opts: &Options) -> Result<(u64, Option
             "directory header reserved bytes are not 0",
         ));
     }
-    if u64::from(h.count) > opts.max_count() {
+    if u64::from(h.count) > limits.max_count() {
         return Err(Error::at(
             ErrorCode::Limit,
             H_COUNT,
             format!(
                 "directory count {} is above the cap {}",
                 h.count,
-                opts.max_count()
+                limits.max_count()
             ),
         ));
     }

@@ -19,7 +19,7 @@
 //! # Examples
 //!
 //! ```
-//! use kiln_serde::{tensors::{Dtype, Quant, TensorSpec, TensorsBuilder, TensorsView}, Options};
+//! use kiln_serde::{tensors::{Dtype, Quant, TensorSpec, TensorsBuilder, TensorsView}, Limits};
 //! let data = [1u8, 2, 3, 4];
 //! let scale = [0.5f32, 0.25];
 //! let mut b = TensorsBuilder::new();
@@ -31,7 +31,7 @@
 //! );
 //! let t = b.build().unwrap();
 //!
-//! let view = TensorsView::from_bytes(t.as_bytes(), &Options::default()).unwrap();
+//! let view = TensorsView::from_bytes(t.as_bytes(), &Limits::default()).unwrap();
 //! let q = view.by_name("q").unwrap();
 //! assert_eq!(q.dtype(), Dtype::U8);
 //! assert_eq!(q.data(), &data);

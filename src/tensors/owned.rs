@@ -8,7 +8,7 @@ use super::layout::{header_lens, HEADER_LEN, H_COUNT, H_PAYLOAD};
 use super::validate::{validate, Layout};
 use super::view::{debug_directory, TensorView, TensorsView};
 use crate::error::{Error, ErrorCode, Result};
-use crate::options::Options;
+use crate::limits::Limits;
 
 /// An owned tensor directory: the canonical block, 64-byte aligned in
 /// memory so that every typed view of a payload is aligned.
@@ -19,11 +19,11 @@ use crate::options::Options;
 /// # Examples
 ///
 /// ```
-/// use kiln_serde::{tensors::{TensorSpec, TensorsBuilder, Tensors}, Options};
+/// use kiln_serde::{tensors::{TensorSpec, TensorsBuilder, Tensors}, Limits};
 /// let mut b = TensorsBuilder::new();
 /// b.push(TensorSpec::from_slice(&[2, 2], &[1.0f32, 2.0, 3.0, 4.0]).named("m"));
 /// let t = b.build().unwrap();
-/// let back = Tensors::from_bytes(t.as_bytes(), &Options::default()).unwrap();
+/// let back = Tensors::from_bytes(t.as_bytes(), &Limits::default()).unwrap();
 /// assert_eq!(back, t);
 /// let m = back.view().by_name("m").unwrap();
 /// assert_eq!(m.try_as_slice::<f32>().unwrap(), &[1.0, 2.0, 3.0, 4.0]);
@@ -42,8 +42,8 @@ impl Tensors {
     ///
     /// Any fault of [`validate`](fn@super::validate); TRAILING at the block's
     /// end when `bytes` continues past it.
-    pub fn from_bytes(bytes: &[u8], opts: &Options) -> Result<Self> {
-        let view = TensorsView::from_bytes(bytes, opts)?;
+    pub fn from_bytes(bytes: &[u8], limits: &Limits) -> Result<Self> {
+        let view = TensorsView::from_bytes(bytes, limits)?;
         Ok(view.to_tensors())
     }
 
@@ -52,8 +52,8 @@ impl Tensors {
     /// # Errors
     ///
     /// As [`Tensors::from_bytes`].
-    pub fn from_aligned(buf: AlignedBuf, opts: &Options) -> Result<Self> {
-        let layout = validate(buf.as_slice(), opts)?;
+    pub fn from_aligned(buf: AlignedBuf, limits: &Limits) -> Result<Self> {
+        let layout = validate(buf.as_slice(), limits)?;
         if layout.block_len() != buf.len() {
             return Err(Error::at(
                 ErrorCode::Trailing,
@@ -77,7 +77,7 @@ impl Tensors {
     /// EOF at 0 when the stream ends inside the header, at 8 inside the
     /// descriptors or heap, at 16 inside the payload region; IO for a
     /// reader error; any fault of [`validate`](fn@super::validate).
-    pub fn read_from<R: Read + ?Sized>(r: &mut R, opts: &Options) -> Result<Self> {
+    pub fn read_from<R: Read + ?Sized>(r: &mut R, limits: &Limits) -> Result<Self> {
         let mut buf = AlignedBuf::new();
         let map = |e: io::Error, at: u64, what: &str| {
             if e.kind() == io::ErrorKind::UnexpectedEof {
@@ -96,7 +96,7 @@ impl Tensors {
             .as_slice()
             .try_into()
             .map_err(|_| Error::at(ErrorCode::Eof, 0, "short directory header"))?;
-        let (meta_end, block_len) = match header_lens(&header, opts) {
+        let (meta_end, block_len) = match header_lens(&header, limits) {
             Ok(lens) => lens,
             Err(e) if e.code() == ErrorCode::Eof => {
                 // `P + payload_bytes` overflows: the descriptors and heap
@@ -111,7 +111,7 @@ impl Tensors {
             .map_err(|e| map(e, H_COUNT, "descriptors or name heap"))?;
         buf.read_exact_from(r, block_len.saturating_sub(meta_end))
             .map_err(|e| map(e, H_PAYLOAD, "payload region"))?;
-        Self::from_aligned(buf, opts)
+        Self::from_aligned(buf, limits)
     }
 
     /// Builds from a block validated by the caller; copies it once.

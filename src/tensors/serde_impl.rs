@@ -14,12 +14,12 @@ use serde::ser::{self, Impossible, Serialize, Serializer};
 use super::owned::Tensors;
 use super::view::TensorsView;
 use super::TENSORS_TOKEN;
-use crate::options::Options;
+use crate::limits::Limits;
 
 /// Caps for a block that is already in memory: the count and name caps only
 /// guard allocation before bytes are known to exist, so here they are lifted
 /// (a Kiln deserializer has already applied the caller's caps).
-const IN_MEMORY: Options = Options::new()
+const IN_MEMORY: Limits = Limits::new()
     .with_max_count(u64::MAX)
     .with_max_bytes(u64::MAX);
 

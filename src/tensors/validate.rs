@@ -14,7 +14,7 @@ use super::layout::{
     H_COUNT, H_FLAGS, H_HEAP, H_PAYLOAD, MAX_RANK,
 };
 use crate::error::{Error, ErrorCode, Result};
-use crate::options::Options;
+use crate::limits::Limits;
 
 /// Where a tensor's name and layout name start, relative to the heap start.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -125,8 +125,8 @@ pub(crate) const TRUSTED: Checks = Checks {
     quant: false,
 };
 
-/// Options for the trusted reader: no caps beyond the wire's own.
-pub(crate) const TRUSTED_OPTS: Options = Options::new()
+/// Limits for the trusted reader: no caps beyond the wire's own.
+pub(crate) const TRUSTED_LIMITS: Limits = Limits::new()
     .with_max_count(u64::MAX)
     .with_max_bytes(u64::MAX);
 
@@ -150,21 +150,21 @@ pub(crate) const TRUSTED_OPTS: Options = Options::new()
 /// # Examples
 ///
 /// ```
-/// use kiln_serde::{tensors::{validate, Dtype, TensorSpec, TensorsBuilder}, Options};
+/// use kiln_serde::{tensors::{validate, Dtype, TensorSpec, TensorsBuilder}, Limits};
 /// let mut b = TensorsBuilder::new();
 /// b.push(TensorSpec::new(Dtype::U8, &[2], &[1u8, 2][..]));
 /// let t = b.build().unwrap();
 /// let mut buf = t.as_bytes().to_vec();
 /// buf.extend_from_slice(b"next field");
-/// let layout = validate(&buf, &Options::default()).unwrap();
+/// let layout = validate(&buf, &Limits::default()).unwrap();
 /// assert_eq!(layout.block_len(), t.as_bytes().len());
 /// ```
-pub fn validate(buf: &[u8], opts: &Options) -> Result<Layout> {
-    validate_with(buf, opts, FULL)
+pub fn validate(buf: &[u8], limits: &Limits) -> Result<Layout> {
+    validate_with(buf, limits, FULL)
 }
 
-pub(crate) fn validate_with(buf: &[u8], opts: &Options, checks: Checks) -> Result<Layout> {
-    let layout = check_meta(buf, buf.len() as u64, opts, checks)?;
+pub(crate) fn validate_with(buf: &[u8], limits: &Limits, checks: Checks) -> Result<Layout> {
+    let layout = check_meta(buf, buf.len() as u64, limits, checks)?;
     check_payload(buf, &layout)?;
     Ok(layout)
 }
@@ -186,7 +186,12 @@ fn first_nonzero(b: &[u8]) -> Option<usize> {
 /// Steps 1-3 except the payload scan. `buf` must hold the block at least up
 /// to `P` (the builder passes only that); `avail` is how many bytes the
 /// block may use in total (for the EOF checks).
-pub(crate) fn check_meta(buf: &[u8], avail: u64, opts: &Options, checks: Checks) -> Result<Layout> {
+pub(crate) fn check_meta(
+    buf: &[u8],
+    avail: u64,
+    limits: &Limits,
+    checks: Checks,
+) -> Result<Layout> {
     // Step 1: header.
     let hdr: &[u8; HEADER_LEN] = match buf.get(..HEADER_LEN).map(<&[u8; HEADER_LEN]>::try_from) {
         Some(Ok(h)) if avail >= HEADER_LEN as u64 => h,
@@ -202,7 +207,7 @@ pub(crate) fn check_meta(buf: &[u8], avail: u64, opts: &Options, checks: Checks)
         }
     };
     let h = RawHeader::parse(hdr);
-    let (meta_end, block_len) = check_header(&h, opts)?;
+    let (meta_end, block_len) = check_header(&h, limits)?;
     if meta_end > avail {
         return Err(err(
             ErrorCode::Eof,
@@ -254,7 +259,7 @@ pub(crate) fn check_meta(buf: &[u8], avail: u64, opts: &Options, checks: Checks)
             running,
             h.payload_bytes,
             &mut opaque,
-            opts,
+            limits,
             checks,
         )?;
         any_name |= d.name_len != 0;
@@ -332,7 +337,7 @@ fn check_desc(
     running: u64,
     payload_bytes: u64,
     opaque_sizes: &mut BTreeMap<u16, (u32, u32)>,
-    opts: &Options,
+    limits: &Limits,
     checks: Checks,
 ) -> Result<u64> {
     // FRAME: reserved.
@@ -403,25 +408,25 @@ fn check_desc(
         ));
     }
     // name_len / layout_len.
-    if u64::from(d.name_len) > opts.max_bytes() {
+    if u64::from(d.name_len) > limits.max_bytes() {
         return Err(err(
             ErrorCode::Limit,
             d0 + D_NAME_LEN,
             format!(
                 "tensor {i}: name of {} bytes is above the cap {}",
                 d.name_len,
-                opts.max_bytes()
+                limits.max_bytes()
             ),
         ));
     }
-    if u64::from(d.layout_len) > opts.max_bytes() {
+    if u64::from(d.layout_len) > limits.max_bytes() {
         return Err(err(
             ErrorCode::Limit,
             d0 + D_LAYOUT_LEN,
             format!(
                 "tensor {i}: layout name of {} bytes is above the cap {}",
                 d.layout_len,
-                opts.max_bytes()
+                limits.max_bytes()
             ),
         ));
     }

@@ -7,9 +7,9 @@ use std::fmt;
 use super::dtype::{Dtype, Quant, QuantScheme};
 use super::layout::{RawDesc, MAX_RANK};
 use super::owned::Tensors;
-use super::validate::{validate_with, Layout, FULL, TRUSTED, TRUSTED_OPTS};
+use super::validate::{validate_with, Layout, FULL, TRUSTED, TRUSTED_LIMITS};
 use crate::error::{Error, ErrorCode, Result};
-use crate::options::Options;
+use crate::limits::Limits;
 
 /// A validated tensor directory borrowing its buffer. Building one is
 /// O(count) plus a scan of the gap bytes; payloads are never copied.
@@ -17,13 +17,13 @@ use crate::options::Options;
 /// # Examples
 ///
 /// ```
-/// use kiln_serde::{tensors::{Dtype, TensorSpec, TensorsBuilder, TensorsView}, Options};
+/// use kiln_serde::{tensors::{Dtype, TensorSpec, TensorsBuilder, TensorsView}, Limits};
 /// let w = [1.0f32, 2.0, 3.0];
 /// let mut b = TensorsBuilder::new();
 /// b.push(TensorSpec::from_slice(&[3], &w).named("w"));
 /// let bytes = b.build().unwrap().as_bytes().to_vec();
 ///
-/// let view = TensorsView::from_bytes(&bytes, &Options::default()).unwrap();
+/// let view = TensorsView::from_bytes(&bytes, &Limits::default()).unwrap();
 /// let t = view.by_name("w").unwrap();
 /// assert_eq!(t.dtype(), Dtype::F32);
 /// assert_eq!(t.shape(), &[3]);
@@ -42,8 +42,8 @@ impl<'a> TensorsView<'a> {
     ///
     /// Any fault of [`validate`](fn@super::validate), then TRAILING at the
     /// block's end when `buf` continues past it.
-    pub fn from_bytes(buf: &'a [u8], opts: &Options) -> Result<Self> {
-        Self::exact(Self::take_with(buf, opts, false)?)
+    pub fn from_bytes(buf: &'a [u8], limits: &Limits) -> Result<Self> {
+        Self::exact(Self::take_with(buf, limits, false)?)
     }
 
     /// Validates the directory at the start of `buf` and returns it with
@@ -52,8 +52,8 @@ impl<'a> TensorsView<'a> {
     /// # Errors
     ///
     /// Any fault of [`validate`](fn@super::validate).
-    pub fn take_from_bytes(buf: &'a [u8], opts: &Options) -> Result<(Self, &'a [u8])> {
-        Self::take_with(buf, opts, false)
+    pub fn take_from_bytes(buf: &'a [u8], limits: &Limits) -> Result<(Self, &'a [u8])> {
+        Self::take_with(buf, limits, false)
     }
 
     /// The trusted reader for a buffer this process just wrote: skips UTF-8
@@ -70,7 +70,7 @@ impl<'a> TensorsView<'a> {
     /// FRAME, EOF, TYPE or LIMIT as in [`validate`](fn@super::validate) for the
     /// checks that remain; TRAILING when `buf` continues past the block.
     pub fn from_bytes_trusted(buf: &'a [u8]) -> Result<Self> {
-        Self::exact(Self::take_with(buf, &TRUSTED_OPTS, true)?)
+        Self::exact(Self::take_with(buf, &TRUSTED_LIMITS, true)?)
     }
 
     /// TRAILING when bytes follow the block in a standalone buffer.
@@ -86,8 +86,8 @@ impl<'a> TensorsView<'a> {
         }
     }
 
-    fn take_with(buf: &'a [u8], opts: &Options, trusted: bool) -> Result<(Self, &'a [u8])> {
-        let layout = validate_with(buf, opts, if trusted { TRUSTED } else { FULL })?;
+    fn take_with(buf: &'a [u8], limits: &Limits, trusted: bool) -> Result<(Self, &'a [u8])> {
+        let layout = validate_with(buf, limits, if trusted { TRUSTED } else { FULL })?;
         let (block, rest) = buf.split_at(layout.block_len().min(buf.len()));
         Ok((
             TensorsView {
