@@ -21,7 +21,7 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use kiln_serde::schema::Schema;
+use kiln_serde::Schema;
 use kiln_serde::{frame, framed};
 
 #[path = "datasets/tick.rs"]

@@ -123,7 +123,7 @@ fn repeat(iters: usize, mut f: impl FnMut()) {
 
 #[inline(never)]
 fn work_tick(op: &str, format: &str, iters: usize) {
-    use kiln_serde::{frame, framed, schema::Schema};
+    use kiln_serde::{frame, framed, Schema};
     let schema: Schema<Tick> = Schema::new().unwrap();
     let plain = kiln_serde::to_vec(&TICK).unwrap();
     let framed_bytes = framed::to_vec(&TICK).unwrap();

@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use kiln_serde::schema::Schema;
 use kiln_serde::tensors::{AlignedBuf, Dtype, Quant, TensorSpec, TensorsBuilder, TensorsView};
+use kiln_serde::Schema;
 use kiln_serde::Tensors;
 use serde::{Deserialize, Serialize};
 

@@ -49,9 +49,12 @@ pub mod options;
 mod raw;
 pub mod read;
 pub mod schema;
-pub mod ser;
+mod ser;
 mod size;
 pub mod tensors;
+mod token;
+
+pub use framed::Schema;
 pub use tensors::{Dtype, Tensors, TensorsBuilder, TensorsView};
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};

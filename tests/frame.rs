@@ -6,7 +6,8 @@ use std::fmt::Debug;
 use std::io::Read;
 
 use kiln_serde::frame::{self, FrameHeader, FRAME_LEN};
-use kiln_serde::schema::{self, Schema};
+use kiln_serde::schema;
+use kiln_serde::Schema;
 use kiln_serde::{framed, Error, ErrorCode, Options};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -44,17 +45,29 @@ fn fails_everywhere<T: DeserializeOwned + Debug + 'static>(
     offset: u64,
 ) {
     expect(
-        framed::from_slice_with::<T>(opts, bytes).unwrap_err(),
+        Schema::<T>::new()
+            .unwrap()
+            .with_options(*opts)
+            .from_slice(bytes)
+            .unwrap_err(),
         code,
         offset,
     );
     expect(
-        framed::from_reader_with::<_, T>(opts, bytes).unwrap_err(),
+        Schema::<T>::new()
+            .unwrap()
+            .with_options(*opts)
+            .from_reader(bytes)
+            .unwrap_err(),
         code,
         offset,
     );
     expect(
-        framed::from_reader_with::<_, T>(opts, OneByte(bytes)).unwrap_err(),
+        Schema::<T>::new()
+            .unwrap()
+            .with_options(*opts)
+            .from_reader(OneByte(bytes))
+            .unwrap_err(),
         code,
         offset,
     );
@@ -248,7 +261,11 @@ fn a_frame_without_hash_is_accepted_unless_required() {
     let strict = Options::default().require_hash(true);
     fails_everywhere::<Point>(&strict, &bytes, ErrorCode::Schema, 6);
     // With a hash, require_hash changes nothing.
-    let p: Point = framed::from_slice_with(&strict, &point_frame()).unwrap();
+    let p: Point = Schema::new()
+        .unwrap()
+        .with_options(strict)
+        .from_slice(&point_frame())
+        .unwrap();
     assert_eq!(p, Point { x: 9, y: -4 });
 }
 
@@ -349,9 +366,20 @@ fn rich_type_round_trips_through_every_path() {
     assert_eq!(ext, bytes);
 
     let opts = Options::default().with_max_depth(16);
-    assert_eq!(framed::to_vec_with(&opts, &value).unwrap(), bytes);
+    assert_eq!(
+        Schema::new()
+            .unwrap()
+            .with_options(opts)
+            .to_vec(&value)
+            .unwrap(),
+        bytes
+    );
     assert_scene_eq(
-        &framed::from_slice_with::<Scene>(&opts, &bytes).unwrap(),
+        &Schema::<Scene>::new()
+            .unwrap()
+            .with_options(opts)
+            .from_slice(&bytes)
+            .unwrap(),
         &value,
     );
 
@@ -383,8 +411,11 @@ fn value_errors_count_from_the_frame_start() {
         ErrorCode::Trailing,
         24,
     );
-    let p: Point =
-        framed::from_slice_with(&Options::default().allow_trailing_bytes(true), &bytes).unwrap();
+    let p: Point = Schema::new()
+        .unwrap()
+        .with_options(Options::default().allow_trailing_bytes(true))
+        .from_slice(&bytes)
+        .unwrap();
     assert_eq!(p, Point { x: 9, y: -4 });
     // A value cut short: every strict prefix past the header fails as EOF.
     let full = point_frame();
@@ -398,8 +429,41 @@ fn value_errors_count_from_the_frame_start() {
     // Caps apply to the value.
     let bytes = framed::to_vec(&vec![1u8, 2, 3]).unwrap();
     let capped = Options::default().with_max_count(2);
-    let err = framed::from_slice_with::<Vec<u8>>(&capped, &bytes).unwrap_err();
+    let err = Schema::<Vec<u8>>::new()
+        .unwrap()
+        .with_options(capped)
+        .from_slice(&bytes)
+        .unwrap_err();
     assert_eq!((err.code(), err.offset()), (ErrorCode::Limit, Some(16)));
+}
+
+#[test]
+fn the_free_functions_take_borrowing_types() {
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Note<'a> {
+        id: u32,
+        #[serde(borrow)]
+        text: &'a str,
+    }
+    let bytes = framed::to_vec(&Note { id: 3, text: "hey" }).unwrap();
+    assert_eq!(
+        frame::parse(&bytes).unwrap().hash,
+        Some(schema::hash_text("struct Note{id:u32,text:str}"))
+    );
+    let buffer = bytes.clone();
+    let note: Note<'_> = framed::from_slice(&buffer).unwrap();
+    assert_eq!(note, Note { id: 3, text: "hey" });
+    assert!(buffer.as_ptr_range().contains(&note.text.as_ptr()));
+    let mut ext = Vec::new();
+    framed::to_extend(&mut ext, &note).unwrap();
+    assert_eq!(ext, bytes);
+    // Every lifetime of `Note` is one type for the cache: a text registered
+    // for `Note<'static>` is the text `Note<'a>` is framed and read with.
+    schema::register_type_text::<Note<'static>>("struct Note{id:u32,text:str,extra:u8}");
+    let err = framed::from_slice::<Note<'_>>(&buffer).unwrap_err();
+    expect(err, ErrorCode::Schema, 8);
+    schema::register_type_text::<Note<'static>>("struct Note{id:u32,text:str}");
+    assert_eq!(framed::from_slice::<Note<'_>>(&buffer).unwrap().id, 3);
 }
 
 #[test]
@@ -442,7 +506,11 @@ fn borrowed_types_use_a_kept_schema() {
     let mut unhashed = frame::encode(None).to_vec();
     unhashed.extend_from_slice(&bytes[16..]);
     expect(
-        schema.from_slice_with(&strict, &unhashed).unwrap_err(),
+        schema
+            .clone()
+            .with_options(strict)
+            .from_slice(&unhashed)
+            .unwrap_err(),
         ErrorCode::Schema,
         6,
     );
@@ -453,11 +521,22 @@ fn borrowed_types_use_a_kept_schema() {
     let p: Point = point.from_reader(OneByte(&point_frame())).unwrap();
     assert_eq!(p, Point { x: 9, y: -4 });
     let opts = Options::default();
-    assert_eq!(point.to_vec_with(&opts, &p).unwrap(), point_frame());
+    assert_eq!(
+        point.clone().with_options(opts).to_vec(&p).unwrap(),
+        point_frame()
+    );
     let mut w = Vec::new();
-    point.to_writer_with(&opts, &mut w, &p).unwrap();
+    point
+        .clone()
+        .with_options(opts)
+        .to_writer(&mut w, &p)
+        .unwrap();
     assert_eq!(w, point_frame());
-    let p: Point = point.from_reader_with(&opts, &point_frame()[..]).unwrap();
+    let p: Point = point
+        .clone()
+        .with_options(opts)
+        .from_reader(&point_frame()[..])
+        .unwrap();
     assert_eq!(p, Point { x: 9, y: -4 });
 }
 
@@ -557,18 +636,27 @@ fn to_extend_limits_the_value_not_the_header_and_keeps_the_buffer_on_error() {
     // The value is 8 bytes: a limit of 8 passes although 24 bytes are added.
     let fits = Options::default().with_limit(8);
     let mut buf = vec![1, 2];
-    framed::to_extend_with(&fits, &mut buf, &p).unwrap();
+    Schema::new()
+        .unwrap()
+        .with_options(fits)
+        .to_extend(&mut buf, &p)
+        .unwrap();
     assert_eq!(buf[2..], framed::to_vec(&p).unwrap()[..]);
     let mut buf2 = vec![1, 2];
     Schema::<Point>::new()
         .unwrap()
-        .to_extend_with(&fits, &mut buf2, &p)
+        .with_options(fits)
+        .to_extend(&mut buf2, &p)
         .unwrap();
     assert_eq!(buf2, buf);
 
     let tight = Options::default().with_limit(7);
     let mut buf = vec![1, 2];
-    let err = framed::to_extend_with(&tight, &mut buf, &p).unwrap_err();
+    let err = Schema::new()
+        .unwrap()
+        .with_options(tight)
+        .to_extend(&mut buf, &p)
+        .unwrap_err();
     assert_eq!(err.code(), ErrorCode::Limit);
     assert_eq!(buf, [1, 2], "a failed encode leaves the buffer as it was");
 }

@@ -649,7 +649,7 @@ fn serialized_size_counts_when_it_can_and_encodes_when_it_must() {
     struct NotBytes;
     impl Serialize for NotBytes {
         fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            s.serialize_newtype_struct(kiln_serde::tensors::TENSORS_TOKEN, &5u32)
+            s.serialize_newtype_struct("$kiln_serde::Tensors", &5u32)
         }
     }
     let encode = kiln_serde::to_vec(&NotBytes).unwrap_err();
@@ -665,7 +665,7 @@ fn serialized_size_counts_when_it_can_and_encodes_when_it_must() {
     impl Serialize for WrappedBytes {
         fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let inner = (serde_bytes::Bytes::new(b"KDIR"),);
-            s.serialize_newtype_struct(kiln_serde::tensors::TENSORS_TOKEN, &inner)
+            s.serialize_newtype_struct("$kiln_serde::Tensors", &inner)
         }
     }
     let encode = kiln_serde::to_vec(&WrappedBytes).unwrap_err();

@@ -448,7 +448,7 @@ pub fn check_view(view: &TensorsView<'_>) {
     }
     assert!(view.get(view.len()).is_none());
     let _ = format!("{view:?}");
-    let owned = view.to_tensors();
+    let owned = Tensors::from(&view);
     assert_eq!(owned.as_bytes(), block, "owned copy differs");
     assert_eq!(owned.len(), view.len());
     let rebuilt = TensorsBuilder::from_view(view)

@@ -97,7 +97,7 @@
 //! bincode 1.3's deprecated `config()` / `Config`, `BincodeRead` and the
 //! functions built on it (`deserialize_from_custom`, `deserialize_in_place`),
 //! and the public `Serializer` / `Deserializer` types (Kiln's are in
-//! [`crate::ser`] and [`crate::de`]).
+//! the crate's private serializer and [`crate::de`]).
 
 pub mod config;
 mod error;

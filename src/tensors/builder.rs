@@ -12,8 +12,10 @@ use super::layout::{
     MAGIC, MAX_RANK, VERSION,
 };
 use super::owned::Tensors;
-use super::validate::{check_meta, Layout, FULL};
-use super::view::{TensorView, TensorsView};
+use super::placement::Layout;
+use super::tensor::TensorView;
+use super::validate::{check_meta, FULL};
+use super::view::TensorsView;
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits::Limits;
 

@@ -44,8 +44,10 @@ mod check;
 mod dtype;
 mod layout;
 mod owned;
+mod placement;
 pub(crate) mod serde_impl;
 mod table;
+mod tensor;
 mod validate;
 mod view;
 
@@ -58,12 +60,9 @@ pub use layout::{
     header_lens, ALIGN, DESC_LEN, FLAG_LE, FLAG_NAMES, HEADER_LEN, MAGIC, MAX_RANK, VERSION,
 };
 pub use owned::Tensors;
-pub use validate::{validate, Layout};
-pub use view::{Iter, OpaqueLayout, TensorView, TensorsView};
+pub use placement::Layout;
+pub use tensor::{OpaqueLayout, TensorView};
+pub use validate::validate;
+pub use view::{Iter, TensorsView};
 
-/// The serde newtype-struct name that marks a tensor directory. The Kiln
-/// serializer writes a `serialize_newtype_struct(TENSORS_TOKEN, bytes)` as the
-/// raw directory block (no count); the Kiln deserializer answers a
-/// `deserialize_newtype_struct(TENSORS_TOKEN, visitor)` with the validated
-/// block; the schema tracer writes its type text as `tensors`.
-pub const TENSORS_TOKEN: &str = "$kiln_serde::Tensors";
+pub(crate) use crate::token::TENSORS_TOKEN;

@@ -5,8 +5,10 @@ use std::io::{self, Read};
 
 use super::aligned::AlignedBuf;
 use super::layout::{header_lens, HEADER_LEN, H_COUNT, H_PAYLOAD};
-use super::validate::{validate, Layout};
-use super::view::{debug_directory, TensorView, TensorsView};
+use super::placement::Layout;
+use super::tensor::TensorView;
+use super::validate::validate;
+use super::view::{debug_directory, TensorsView};
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits::Limits;
 
@@ -44,7 +46,7 @@ impl Tensors {
     /// end when `bytes` continues past it.
     pub fn from_bytes(bytes: &[u8], limits: &Limits) -> Result<Self> {
         let view = TensorsView::from_bytes(bytes, limits)?;
-        Ok(view.to_tensors())
+        Ok(Tensors::from(&view))
     }
 
     /// Validates an aligned buffer in place (no copy).
@@ -166,6 +168,11 @@ impl Tensors {
     pub fn by_name(&self, name: &str) -> Option<TensorView<'_>> {
         self.view().by_name(name)
     }
+
+    /// [`TensorsView::table`] of this directory.
+    pub fn table(&self) -> String {
+        self.view().table()
+    }
 }
 
 impl Default for Tensors {
@@ -204,7 +211,7 @@ impl fmt::Debug for Tensors {
 
 impl<'a> From<&TensorsView<'a>> for Tensors {
     fn from(v: &TensorsView<'a>) -> Self {
-        v.to_tensors()
+        Tensors::from_validated(v.as_bytes(), v.layout().clone())
     }
 }
 

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::owned::Tensors;
-use super::view::{TensorView, TensorsView};
+use super::placement::Layout;
+use super::tensor::TensorView;
 
 /// Column titles, in order.
 const HEADS: [&str; 11] = [
@@ -16,82 +16,54 @@ const RIGHT: [bool; 11] = [
     true, false, false, false, true, true, false, true, true, true, false,
 ];
 
-impl TensorsView<'_> {
-    /// The directory as a plain-text table, one row per tensor in
-    /// descriptor order, then a totals line. Columns: index, name (`-` when
-    /// unnamed), dtype, shape, `offset` (the descriptor's byte_offset, from
-    /// the start of the payload region), `bytes` (byte_length), the
-    /// quantization scheme and its scale index, outer index and block_elems
-    /// (`-` when unused), and the opaque layout as
-    /// `name [block_elems/block_bytes]`. A name with control characters, or
-    /// one that is not UTF-8, is printed quoted and escaped.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use kiln_serde::tensors::{TensorSpec, TensorsBuilder};
-    /// let mut b = TensorsBuilder::new();
-    /// b.push(TensorSpec::from_slice(&[2, 3], &[0f32; 6]).named("w"));
-    /// let t = b.build().unwrap();
-    /// let table = t.view().table();
-    /// assert_eq!(
-    ///     table,
-    ///     "#  name  dtype  shape   offset  bytes  quant  scale  outer  block  layout\n\
-    ///      0  w     f32    [2, 3]       0     24  none       -      -      -  -\n\
-    ///      total: 1 tensor, 6 elements, 24 tensor bytes, payload region 24 bytes, block 216 bytes\n"
-    /// );
-    /// ```
-    pub fn table(&self) -> String {
-        let mut rows: Vec<[String; 11]> = Vec::with_capacity(self.len() + 1);
-        rows.push(HEADS.map(String::from));
-        let mut elements: u128 = 0;
-        let mut bytes: u128 = 0;
-        for t in self.iter() {
-            elements += u128::from(t.elements());
-            bytes += u128::from(t.byte_length());
-            rows.push(row(&t));
+/// The table of [`TensorsView::table`](super::TensorsView::table): `tensors`
+/// in descriptor order, `layout` for the totals line.
+pub(super) fn render<'a>(
+    tensors: impl ExactSizeIterator<Item = TensorView<'a>>,
+    layout: &Layout,
+) -> String {
+    let n = tensors.len();
+    let mut rows: Vec<[String; 11]> = Vec::with_capacity(n + 1);
+    rows.push(HEADS.map(String::from));
+    let mut elements: u128 = 0;
+    let mut bytes: u128 = 0;
+    for t in tensors {
+        elements += u128::from(t.elements());
+        bytes += u128::from(t.byte_length());
+        rows.push(row(&t));
+    }
+    let mut widths = [0usize; 11];
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r.iter()) {
+            *w = (*w).max(cell.chars().count());
         }
-        let mut widths = [0usize; 11];
-        for r in &rows {
-            for (w, cell) in widths.iter_mut().zip(r.iter()) {
-                *w = (*w).max(cell.chars().count());
+    }
+    let mut out = String::new();
+    for r in &rows {
+        let mut line = String::new();
+        for (k, cell) in r.iter().enumerate() {
+            let w = widths.get(k).copied().unwrap_or(0);
+            if k > 0 {
+                line.push_str("  ");
+            }
+            if RIGHT.get(k).copied().unwrap_or(false) {
+                let _ = write!(line, "{cell:>w$}");
+            } else {
+                let _ = write!(line, "{cell:<w$}");
             }
         }
-        let mut out = String::new();
-        for r in &rows {
-            let mut line = String::new();
-            for (k, cell) in r.iter().enumerate() {
-                let w = widths.get(k).copied().unwrap_or(0);
-                if k > 0 {
-                    line.push_str("  ");
-                }
-                if RIGHT.get(k).copied().unwrap_or(false) {
-                    let _ = write!(line, "{cell:>w$}");
-                } else {
-                    let _ = write!(line, "{cell:<w$}");
-                }
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
-        let n = self.len();
-        let _ = writeln!(
-            out,
-            "total: {n} tensor{}, {elements} elements, {bytes} tensor bytes, \
-             payload region {} bytes, block {} bytes",
-            if n == 1 { "" } else { "s" },
-            self.layout().payload_bytes(),
-            self.layout().block_len()
-        );
-        out
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
-}
-
-impl Tensors {
-    /// [`TensorsView::table`] of this directory.
-    pub fn table(&self) -> String {
-        self.view().table()
-    }
+    let _ = writeln!(
+        out,
+        "total: {n} tensor{}, {elements} elements, {bytes} tensor bytes, \
+         payload region {} bytes, block {} bytes",
+        if n == 1 { "" } else { "s" },
+        layout.payload_bytes(),
+        layout.block_len()
+    );
+    out
 }
 
 fn dash(v: Option<u32>) -> String {

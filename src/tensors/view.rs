@@ -1,13 +1,15 @@
-//! Borrowed views: [`TensorsView`] (a validated directory in the caller's
-//! buffer) and [`TensorView`] (one tensor, its payload borrowed).
+//! [`TensorsView`]: a validated directory in the caller's buffer, handing
+//! out [`TensorView`]s.
 
 use std::borrow::Cow;
 use std::fmt;
 
 use super::dtype::{Dtype, Quant, QuantScheme};
 use super::layout::{RawDesc, MAX_RANK};
-use super::owned::Tensors;
-use super::validate::{validate_with, Layout, FULL, TRUSTED, TRUSTED_LIMITS};
+use super::placement::Layout;
+use super::table;
+use super::tensor::{OpaqueLayout, TensorView};
+use super::validate::{validate_with, FULL, TRUSTED, TRUSTED_LIMITS};
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits::Limits;
 
@@ -192,9 +194,32 @@ impl<'a> TensorsView<'a> {
         }
     }
 
-    /// An owned copy (the block is copied once into an aligned buffer).
-    pub fn to_tensors(&self) -> Tensors {
-        Tensors::from_validated(self.block, self.layout.clone().into_owned())
+    /// The directory as a plain-text table, one row per tensor in
+    /// descriptor order, then a totals line (what `kiln inspect` prints).
+    /// Columns: index, name (`-` when unnamed), dtype, shape, `offset` (the
+    /// descriptor's byte_offset, from the start of the payload region),
+    /// `bytes` (byte_length), the quantization scheme and its scale index,
+    /// outer index and block_elems (`-` when unused), and the opaque layout
+    /// as `name [block_elems/block_bytes]`. A name with control characters,
+    /// or one that is not UTF-8, is printed quoted and escaped.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use kiln_serde::tensors::{TensorSpec, TensorsBuilder};
+    /// let mut b = TensorsBuilder::new();
+    /// b.push(TensorSpec::from_slice(&[2, 3], &[0f32; 6]).named("w"));
+    /// let t = b.build().unwrap();
+    /// let table = t.view().table();
+    /// assert_eq!(
+    ///     table,
+    ///     "#  name  dtype  shape   offset  bytes  quant  scale  outer  block  layout\n\
+    ///      0  w     f32    [2, 3]       0     24  none       -      -      -  -\n\
+    ///      total: 1 tensor, 6 elements, 24 tensor bytes, payload region 24 bytes, block 216 bytes\n"
+    /// );
+    /// ```
+    pub fn table(&self) -> String {
+        table::render(self.iter(), &self.layout)
     }
 }
 
@@ -302,224 +327,5 @@ impl<'v, 'a> IntoIterator for &'v TensorsView<'a> {
     type IntoIter = Iter<'v, 'a>;
     fn into_iter(self) -> Iter<'v, 'a> {
         self.iter()
-    }
-}
-
-/// The block layout of an opaque-dtype tensor (spec 5.6).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct OpaqueLayout<'a> {
-    name: &'a [u8],
-    block_elems: u32,
-    block_bytes: u32,
-}
-
-impl<'a> OpaqueLayout<'a> {
-    /// The layout name (for example a ggml k-quant name); `None` only when a
-    /// trusted read met a name that is not UTF-8.
-    pub fn name(&self) -> Option<&'a str> {
-        std::str::from_utf8(self.name).ok()
-    }
-
-    /// The layout name's raw bytes.
-    pub fn name_bytes(&self) -> &'a [u8] {
-        self.name
-    }
-
-    /// Elements per block.
-    pub fn block_elems(&self) -> u32 {
-        self.block_elems
-    }
-
-    /// Bytes per block.
-    pub fn block_bytes(&self) -> u32 {
-        self.block_bytes
-    }
-}
-
-impl fmt::Debug for OpaqueLayout<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpaqueLayout")
-            .field("name", &String::from_utf8_lossy(self.name))
-            .field("block_elems", &self.block_elems)
-            .field("block_bytes", &self.block_bytes)
-            .finish()
-    }
-}
-
-/// One tensor of a validated directory; its payload borrows the buffer.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct TensorView<'a> {
-    index: u32,
-    name: &'a [u8],
-    dtype: Dtype,
-    rank: u8,
-    shape: [u64; MAX_RANK],
-    quant: Quant,
-    layout: Option<OpaqueLayout<'a>>,
-    offset: u64,
-    data: &'a [u8],
-}
-
-impl<'a> TensorView<'a> {
-    /// Position in the directory.
-    pub fn index(&self) -> usize {
-        self.index as usize
-    }
-
-    /// The name; `None` for an unnamed tensor (or, after a trusted read, a
-    /// name that is not UTF-8).
-    pub fn name(&self) -> Option<&'a str> {
-        if self.name.is_empty() {
-            None
-        } else {
-            std::str::from_utf8(self.name).ok()
-        }
-    }
-
-    /// The name's raw bytes (empty for an unnamed tensor).
-    pub fn name_bytes(&self) -> &'a [u8] {
-        self.name
-    }
-
-    /// The element type.
-    pub fn dtype(&self) -> Dtype {
-        self.dtype
-    }
-
-    /// The rank (0..=8).
-    pub fn rank(&self) -> usize {
-        usize::from(self.rank)
-    }
-
-    /// The dimensions (`rank` of them; empty for a scalar).
-    pub fn shape(&self) -> &[u64] {
-        self.shape.get(..usize::from(self.rank)).unwrap_or(&[])
-    }
-
-    /// The element count (1 for a scalar, 0 with any zero dimension).
-    pub fn elements(&self) -> u64 {
-        let dims = self.shape();
-        if dims.contains(&0) {
-            return 0;
-        }
-        // Validated: the product fits.
-        dims.iter().fold(1u64, |a, &d| a.saturating_mul(d))
-    }
-
-    /// The quantization (scheme, scale and outer indices, block size).
-    pub fn quant(&self) -> Quant {
-        self.quant
-    }
-
-    /// The quantization scheme alone.
-    pub fn quant_scheme(&self) -> QuantScheme {
-        self.quant.scheme()
-    }
-
-    /// The block layout, for an opaque dtype.
-    pub fn layout(&self) -> Option<OpaqueLayout<'a>> {
-        self.layout
-    }
-
-    /// The descriptor's `byte_offset`: where the payload starts, counted
-    /// from the start of the directory's payload region (a multiple of 64).
-    pub fn byte_offset(&self) -> u64 {
-        self.offset
-    }
-
-    /// The descriptor's `byte_length` (the length of [`data`](Self::data)).
-    pub fn byte_length(&self) -> u64 {
-        self.data.len() as u64
-    }
-
-    /// The payload bytes (little-endian elements; packed 4-bit dtypes two
-    /// per byte, low nibble first).
-    pub fn data(&self) -> &'a [u8] {
-        self.data
-    }
-
-    fn check_width<T>(&self) -> Result<()> {
-        let want = std::mem::size_of::<T>() as u64 * 8;
-        match self.dtype.bits() {
-            Some(bits) if u64::from(bits) == want && want > 0 => Ok(()),
-            _ => Err(Error::new(
-                ErrorCode::Type,
-                None,
-                format!(
-                    "tensor {}: dtype {} is not {want} bits wide ({})",
-                    self.index,
-                    self.dtype,
-                    std::any::type_name::<T>()
-                ),
-            )),
-        }
-    }
-
-    /// The payload as a typed slice, without a copy: only when `T` is as
-    /// wide as the dtype (for example `f32` for f32, `half::bf16` or `u16`
-    /// for bf16, `u8` for f8e4m3) and the payload address is aligned for `T`.
-    /// Payloads are 64-aligned in memory when the block starts 64-aligned
-    /// (use [`AlignedBuf`](super::AlignedBuf) or [`Tensors`]).
-    ///
-    /// # Errors
-    ///
-    /// TYPE when the widths differ (always for packed 4-bit and opaque
-    /// dtypes); MESSAGE when the address is not aligned for `T` (use
-    /// [`to_vec`](Self::to_vec) instead) or, on a big-endian target, for
-    /// any multi-byte `T`.
-    pub fn try_as_slice<T: bytemuck::Pod>(&self) -> Result<&'a [T]> {
-        self.check_width::<T>()?;
-        if cfg!(target_endian = "big") && std::mem::size_of::<T>() > 1 {
-            return Err(Error::new(
-                ErrorCode::Message,
-                None,
-                "typed views of multi-byte elements need a little-endian target; use to_vec",
-            ));
-        }
-        bytemuck::try_cast_slice(self.data).map_err(|e| {
-            Error::new(
-                ErrorCode::Message,
-                None,
-                format!(
-                    "tensor {}: payload at address {:#x} cannot be viewed as [{}] ({e}); \
-                     use to_vec, or place the block in an AlignedBuf",
-                    self.index,
-                    self.data.as_ptr() as usize,
-                    std::any::type_name::<T>()
-                ),
-            )
-        })
-    }
-
-    /// The payload copied into a `Vec<T>`; works at any address.
-    ///
-    /// # Errors
-    ///
-    /// TYPE when `T` is not as wide as the dtype.
-    pub fn to_vec<T: bytemuck::Pod>(&self) -> Result<Vec<T>> {
-        self.check_width::<T>()?;
-        let mut v: Vec<T> = bytemuck::pod_collect_to_vec(self.data);
-        if cfg!(target_endian = "big") {
-            let size = std::mem::size_of::<T>();
-            for c in bytemuck::cast_slice_mut::<T, u8>(&mut v).chunks_exact_mut(size) {
-                c.reverse();
-            }
-        }
-        Ok(v)
-    }
-}
-
-impl fmt::Debug for TensorView<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TensorView")
-            .field("index", &self.index)
-            .field("name", &String::from_utf8_lossy(self.name))
-            .field("dtype", &self.dtype)
-            .field("shape", &self.shape())
-            .field("quant", &self.quant)
-            .field("layout", &self.layout)
-            .field("byte_offset", &self.offset)
-            .field("data_len", &self.data.len())
-            .finish()
     }
 }

@@ -1,0 +1,194 @@
+//! [`Schema<T>`]: one type's text and hash, and the options to frame its
+//! values with.
+
+use std::any::type_name;
+use std::fmt;
+use std::io::{Read, Write};
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::codec;
+use crate::error::Result;
+use crate::options::Options;
+use crate::schema::{self, hash_text};
+
+/// A type's text and hash, kept with the [`Options`] its values are framed
+/// with: the way to frame with options other than the defaults, or with a
+/// type text given by hand.
+///
+/// It is cheap to clone and `Send + Sync` whatever `T` is. A
+/// `Schema<Msg<'static>>` can be kept for the life of the program and read
+/// a `Msg<'a>` from a shorter-lived buffer.
+///
+/// # Examples
+///
+/// ```
+/// use kiln_serde::{Options, Schema};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, PartialEq, Debug)]
+/// struct Msg<'a> { id: u32, text: &'a str }
+///
+/// let schema = Schema::<Msg<'static>>::new()
+///     .unwrap()
+///     .with_options(Options::new().require_hash(true).with_max_bytes(1024));
+/// assert_eq!(schema.text(), "struct Msg{id:u32,text:str}");
+///
+/// let bytes = schema.to_vec(&Msg { id: 1, text: "hi" }).unwrap();
+/// let buffer = bytes.clone(); // a buffer that does not live for 'static
+/// let msg: Msg<'_> = schema.from_slice(&buffer).unwrap();
+/// assert_eq!(msg, Msg { id: 1, text: "hi" });
+///
+/// let by_hand = Schema::<Msg<'static>>::from_text("struct Msg{id:u32,text:str}");
+/// assert_eq!(by_hand.hash(), schema.hash());
+/// ```
+pub struct Schema<T> {
+    text: Arc<str>,
+    hash: u64,
+    opts: Options,
+    marker: PhantomData<fn() -> T>,
+}
+
+impl<T> Schema<T> {
+    /// The traced text and hash of `T` (cached per type, see
+    /// [`schema::type_text`]), with the default options.
+    ///
+    /// # Errors
+    ///
+    /// As [`schema::type_text`].
+    pub fn new<'de>() -> Result<Self>
+    where
+        T: Deserialize<'de>,
+    {
+        let (text, hash) = schema::cached::<T>()?;
+        Ok(Schema {
+            text,
+            hash,
+            opts: Options::DEFAULT,
+            marker: PhantomData,
+        })
+    }
+
+    /// A schema with a text given by hand (spec section 4 grammar), with the
+    /// default options. The text is taken as given.
+    pub fn from_text(text: impl Into<String>) -> Self {
+        let text: Arc<str> = Arc::from(text.into());
+        Schema {
+            hash: hash_text(&text),
+            text,
+            opts: Options::DEFAULT,
+            marker: PhantomData,
+        }
+    }
+
+    /// The same schema with these options (caps, total limit, trailing
+    /// bytes, `require_hash`).
+    #[must_use]
+    pub fn with_options(mut self, opts: Options) -> Self {
+        self.opts = opts;
+        self
+    }
+
+    /// The options values are framed with.
+    pub fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    /// The canonical type text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The FNV-1a 64 hash of the text.
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Encodes `value` as a framed buffer with this schema's hash.
+    ///
+    /// # Errors
+    ///
+    /// As [`Options::to_vec`], offsets counted from the frame start.
+    pub fn to_vec(&self, value: &T) -> Result<Vec<u8>>
+    where
+        T: Serialize,
+    {
+        codec::write_vec(&self.opts, self.hash, value)
+    }
+
+    /// Encodes `value` framed with this schema's hash, appending to `out`
+    /// (the reused-buffer form of [`Schema::to_vec`]; on error `out` keeps
+    /// its old contents).
+    ///
+    /// # Errors
+    ///
+    /// As [`Schema::to_vec`]; error offsets count from the start of `out`;
+    /// the total limit does not count the header.
+    pub fn to_extend(&self, out: &mut Vec<u8>, value: &T) -> Result<()>
+    where
+        T: Serialize,
+    {
+        codec::write_extend(&self.opts, self.hash, out, value)
+    }
+
+    /// Writes `value` framed with this schema's hash into `writer`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Schema::to_vec`], plus IO when the writer fails.
+    pub fn to_writer<W: Write>(&self, writer: W, value: &T) -> Result<()>
+    where
+        T: Serialize,
+    {
+        codec::write_to(&self.opts, self.hash, writer, value)
+    }
+
+    /// Decodes a framed buffer; `&str` and `&[u8]` fields borrow from it.
+    ///
+    /// # Errors
+    ///
+    /// As [`super::from_slice`], with this schema's hash and options (SCHEMA
+    /// at 6 for a frame without a hash when they require one).
+    pub fn from_slice<'de>(&self, bytes: &'de [u8]) -> Result<T>
+    where
+        T: Deserialize<'de>,
+    {
+        codec::read_slice(&self.opts, bytes, || Ok(self.hash), type_name::<T>())
+    }
+
+    /// Decodes one framed value from a stream, reading exactly its bytes.
+    ///
+    /// # Errors
+    ///
+    /// As [`super::from_reader`], with this schema's hash and options.
+    pub fn from_reader<R: Read>(&self, reader: R) -> Result<T>
+    where
+        T: DeserializeOwned,
+    {
+        codec::read_stream(&self.opts, reader, || Ok(self.hash), type_name::<T>())
+    }
+}
+
+impl<T> Clone for Schema<T> {
+    fn clone(&self) -> Self {
+        Schema {
+            text: Arc::clone(&self.text),
+            hash: self.hash,
+            opts: self.opts,
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<T> fmt::Debug for Schema<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Schema")
+            .field("text", &self.text)
+            .field("hash", &format_args!("{:#018x}", self.hash))
+            .field("options", &self.opts)
+            .finish()
+    }
+}
