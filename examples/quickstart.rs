@@ -68,8 +68,8 @@ fn checkpoint() -> Result<Checkpoint, kiln_serde::Error> {
 
     let mut t = TensorsBuilder::new();
     t.push(TensorSpec::from_slice(&[2, 3], &w).named("dense.w"));
-    t.push(TensorSpec::from_slice(&[3], &b).named("dense.b"));
-    let s = t.push(TensorSpec::from_slice(&[2], &scale).named("proj.q.scale"));
+    t.push(TensorSpec::from_pod_slice(Dtype::Bf16, &[3], &b).named("dense.b"));
+    let s = t.push(TensorSpec::from_pod_slice(Dtype::F16, &[2], &scale).named("proj.q.scale"));
     t.push(
         TensorSpec::new(Dtype::U4, &[64], q)
             .named("proj.q")

@@ -217,7 +217,7 @@ fn rich_specs() -> Vec<TensorSpec<'static>> {
                 block_elems: 2,
             }),
         // 2: f16 scalar (outer scale)
-        TensorSpec::from_slice(&[], &OUTER).named("outer"),
+        TensorSpec::from_pod_slice(Dtype::F16, &[], &OUTER).named("outer"),
         // 3: i4 [3] per block of 3 with outer, scale = 4
         TensorSpec::new(Dtype::I4, &[3], &[0x21u8, 0x03][..])
             .named("q3")
@@ -227,7 +227,7 @@ fn rich_specs() -> Vec<TensorSpec<'static>> {
                 block_elems: 3,
             }),
         // 4: unnamed bf16 [1]
-        TensorSpec::from_slice(&[1], &BF),
+        TensorSpec::from_pod_slice(Dtype::Bf16, &[1], &BF),
         // 5, 6: opaque 5000 "q4_k" 256 elems in 144 bytes
         TensorSpec::opaque(5000, "q4_k", 256, 144, &[512], vec![0xAB; 288]).named("k"),
         TensorSpec::opaque(5000, "q4_k", 256, 144, &[256], vec![0xCD; 144]).named("k2"),
@@ -971,7 +971,7 @@ fn typed_views_aligned_and_copying() {
     let ints: Vec<i64> = (0..5).map(|i| -i).collect();
     let mut b = TensorsBuilder::new();
     b.push(TensorSpec::from_slice(&[2, 5], &w).named("w"));
-    b.push(TensorSpec::from_slice(&[10], &h).named("h"));
+    b.push(TensorSpec::from_pod_slice(Dtype::Bf16, &[10], &h).named("h"));
     b.push(TensorSpec::from_slice(&[5], &ints).named("i"));
     b.push(TensorSpec::new(Dtype::U4, &[3], &[0x21u8, 0x03][..]).named("n"));
     let t = b.build().unwrap();

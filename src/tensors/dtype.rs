@@ -394,7 +394,10 @@ mod sealed {
 /// the builder ([`TensorSpec::from_slice`](super::TensorSpec::from_slice)).
 ///
 /// Implemented for `u8`, `i8`, `u16`, `i16`, `u32`, `i32`, `u64`, `i64`,
-/// `f32`, `f64`, [`half::f16`] and [`half::bf16`]. Sealed.
+/// `f32`, `f64`, and with the feature `half`, `half::f16` and `half::bf16`.
+/// Sealed. (Without the feature, write f16/bf16 data with
+/// [`TensorSpec::from_pod_slice`](super::TensorSpec::from_pod_slice) and
+/// read it with `to_vec::<u16>()` or any 2-byte `Pod` type.)
 pub trait Element: bytemuck::Pod + sealed::Sealed {
     /// The dtype a slice of this type is written as.
     const DTYPE: Dtype;
@@ -412,8 +415,10 @@ macro_rules! element {
 element!(
     u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32,
     u64 => U64, i64 => I64, f32 => F32, f64 => F64,
-    half::f16 => F16, half::bf16 => Bf16,
 );
+
+#[cfg(feature = "half")]
+element!(half::f16 => F16, half::bf16 => Bf16);
 
 #[cfg(test)]
 mod tests {

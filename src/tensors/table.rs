@@ -129,7 +129,7 @@ mod tests {
     fn quantized_opaque_and_odd_names() {
         let scale = [half::f16::from_f32(0.5), half::f16::from_f32(0.25)];
         let mut b = TensorsBuilder::new();
-        let s = b.push(TensorSpec::from_slice(&[2], &scale).named("q.scale"));
+        let s = b.push(TensorSpec::from_pod_slice(Dtype::F16, &[2], &scale).named("q.scale"));
         b.push(
             TensorSpec::new(Dtype::U4, &[4, 16], vec![0x21u8; 32])
                 .named("q")
