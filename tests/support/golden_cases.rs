@@ -13,8 +13,10 @@
 //! layout when present).
 //!
 //! The directory and frame cases live in `golden_dir.rs` and
-//! `golden_frame.rs` beside this file; `golden_digest.rs` has the SHA-256
-//! and FNV-1a 64 they need, so that nothing here calls the implementation.
+//! `golden_frame.rs` beside this file; they write directories with the
+//! spec-derived writer of `spec_dir.rs`, and `golden_digest.rs` has the
+//! SHA-256 and FNV-1a 64 they need, so that nothing here calls the
+//! implementation.
 
 #![allow(dead_code)]
 
@@ -24,6 +26,8 @@ pub mod golden_digest;
 pub mod golden_dir;
 #[path = "golden_frame.rs"]
 pub mod golden_frame;
+#[path = "spec_dir.rs"]
+pub mod spec_dir;
 
 use serde_json::{json, Value};
 

@@ -1,7 +1,7 @@
 //! The tensor directory cases (spec sections 5, 6, 7 and 8).
 //!
-//! Every block here is written by the small hand writer below, which knows
-//! the wire layout from the spec and nothing of the implementation: the
+//! Every block here is written by the spec-derived writer in `spec_dir.rs`,
+//! which knows the wire layout from the spec and nothing of the implementation: the
 //! implementation's builder is checked against it (the runner re-encodes
 //! every `ok` case). An invalid case is a valid block with exactly one
 //! field changed, or one placed by hand ([`place`]), so it holds one fault;
@@ -10,52 +10,8 @@
 use serde_json::{json, Value};
 
 use super::golden_digest::sha256_hex;
+use super::spec_dir::*;
 use super::Case;
-
-// Header field offsets (spec 5.1).
-const H_VERSION: u64 = 4;
-const H_FLAGS: u64 = 6;
-const H_COUNT: u64 = 8;
-const H_HEAP: u64 = 12;
-const H_PAYLOAD: u64 = 16;
-const H_RESERVED: u64 = 24;
-
-// Descriptor field offsets, from the descriptor start (spec 5.2).
-const F_DTYPE: u64 = 0;
-const F_RANK: u64 = 2;
-const F_SCHEME: u64 = 3;
-const F_NAME_LEN: u64 = 4;
-const F_LAYOUT_LEN: u64 = 8;
-const F_RESERVED1: u64 = 12;
-const F_SHAPE: u64 = 16;
-const F_OFFSET: u64 = 80;
-const F_LENGTH: u64 = 88;
-const F_SCALE: u64 = 96;
-const F_OUTER: u64 = 100;
-const F_BLOCK_ELEMS: u64 = 104;
-const F_BLOCK_BYTES: u64 = 108;
-const F_RESERVED2: u64 = 112;
-
-// Dtype codes (spec 5.3).
-const BOOL: u16 = 1;
-const U8: u16 = 2;
-const I8: u16 = 3;
-const U16: u16 = 4;
-const I16: u16 = 5;
-const U32: u16 = 6;
-const I32: u16 = 7;
-const U64: u16 = 8;
-const I64: u16 = 9;
-const F16: u16 = 10;
-const BF16: u16 = 11;
-const F32: u16 = 12;
-const F64: u16 = 13;
-const F8E4M3: u16 = 14;
-const F8E5M2: u16 = 15;
-const F8E8M0: u16 = 16;
-const F4E2M1: u16 = 17;
-const I4: u16 = 18;
-const U4: u16 = 19;
 
 /// Spec names of codes 1..=19, in code order.
 const DTYPE_NAMES: [&str; 19] = [
@@ -71,92 +27,7 @@ fn dtype_name(code: u16) -> String {
     }
 }
 
-/// Start of descriptor `i` from the directory start.
-const fn d(i: u64) -> u64 {
-    32 + 128 * i
-}
-
-const fn align64(x: u64) -> u64 {
-    x.div_ceil(64) * 64
-}
-
-/// One tensor for the hand writer. `byte_length` is `data.len()`.
-#[derive(Clone)]
-struct T {
-    dtype: u16,
-    shape: Vec<u64>,
-    name: Vec<u8>,
-    layout: Vec<u8>,
-    scheme: u8,
-    scale: u32,
-    outer: u32,
-    block_elems: u32,
-    block_bytes: u32,
-    data: Vec<u8>,
-}
-
-fn t(dtype: u16, shape: &[u64], data: impl Into<Vec<u8>>) -> T {
-    T {
-        dtype,
-        shape: shape.to_vec(),
-        name: Vec::new(),
-        layout: Vec::new(),
-        scheme: 0,
-        scale: 0,
-        outer: 0,
-        block_elems: 0,
-        block_bytes: 0,
-        data: data.into(),
-    }
-}
-
 impl T {
-    fn named(mut self, name: &str) -> T {
-        self.name = name.as_bytes().to_vec();
-        self
-    }
-
-    fn name_bytes(mut self, name: &[u8]) -> T {
-        self.name = name.to_vec();
-        self
-    }
-
-    /// Quant scheme, scale index, outer index, block_elems (as written).
-    fn quant(mut self, scheme: u8, scale: u32, outer: u32, block_elems: u32) -> T {
-        self.scheme = scheme;
-        self.scale = scale;
-        self.outer = outer;
-        self.block_elems = block_elems;
-        self
-    }
-
-    /// Layout name, block_elems, block_bytes (as written).
-    fn layout(mut self, name: &[u8], block_elems: u32, block_bytes: u32) -> T {
-        self.layout = name.to_vec();
-        self.block_elems = block_elems;
-        self.block_bytes = block_bytes;
-        self
-    }
-
-    fn desc(&self, offset: u64) -> [u8; 128] {
-        let mut b = [0u8; 128];
-        let mut put = |at: usize, v: &[u8]| b[at..at + v.len()].copy_from_slice(v);
-        put(0, &self.dtype.to_le_bytes());
-        put(2, &[self.shape.len() as u8, self.scheme]);
-        put(4, &(self.name.len() as u32).to_le_bytes());
-        put(8, &(self.layout.len() as u32).to_le_bytes());
-        for (k, s) in self.shape.iter().enumerate() {
-            put(16 + 8 * k, &s.to_le_bytes());
-        }
-        put(80, &offset.to_le_bytes());
-        put(88, &(self.data.len() as u64).to_le_bytes());
-        put(96, &self.scale.to_le_bytes());
-        put(100, &self.outer.to_le_bytes());
-        put(104, &self.block_elems.to_le_bytes());
-        put(108, &self.block_bytes.to_le_bytes());
-        b
-    }
-
     /// The manifest description of this tensor when it decodes.
     fn json(&self) -> Value {
         let name = if self.name.is_empty() {
@@ -191,110 +62,6 @@ impl T {
         }
         o
     }
-}
-
-/// The greedy offsets of spec 5.7 and the running end after the last tensor.
-fn greedy(ts: &[T]) -> (Vec<u64>, u64) {
-    let mut running = 0u64;
-    let mut offsets = Vec::new();
-    for t in ts {
-        let off = align64(running);
-        offsets.push(off);
-        running = off + t.data.len() as u64;
-    }
-    (offsets, running)
-}
-
-/// A block with the tensors at the given offsets and a payload region of
-/// `payload_bytes` (each payload copied in order, cut at the region's end).
-/// Header flags: little-endian, plus the names bit when a tensor has a name.
-fn place(ts: &[T], offsets: &[u64], payload_bytes: u64) -> Vec<u8> {
-    let count = ts.len() as u64;
-    let mut heap: Vec<u8> = Vec::new();
-    for t in ts {
-        heap.extend_from_slice(&t.name);
-    }
-    for t in ts {
-        heap.extend_from_slice(&t.layout);
-    }
-    let named = ts.iter().any(|t| !t.name.is_empty());
-    let mut b = Vec::new();
-    b.extend_from_slice(b"KDIR");
-    b.extend_from_slice(&2u16.to_le_bytes());
-    b.extend_from_slice(&(1u16 | if named { 2 } else { 0 }).to_le_bytes());
-    b.extend_from_slice(&(count as u32).to_le_bytes());
-    b.extend_from_slice(&(heap.len() as u32).to_le_bytes());
-    b.extend_from_slice(&payload_bytes.to_le_bytes());
-    b.extend_from_slice(&[0u8; 8]);
-    for (t, &off) in ts.iter().zip(offsets) {
-        b.extend_from_slice(&t.desc(off));
-    }
-    b.extend_from_slice(&heap);
-    let p = align64(b.len() as u64) as usize;
-    b.resize(p, 0);
-    let mut payload = vec![0u8; payload_bytes as usize];
-    for (t, &off) in ts.iter().zip(offsets) {
-        for (k, &byte) in t.data.iter().enumerate() {
-            if let Some(slot) = payload.get_mut(off as usize + k) {
-                *slot = byte;
-            }
-        }
-    }
-    b.extend_from_slice(&payload);
-    b
-}
-
-/// The one canonical block of these tensors (spec 5.7).
-fn canonical(ts: &[T]) -> Vec<u8> {
-    let (offsets, end) = greedy(ts);
-    place(ts, &offsets, end)
-}
-
-/// `P`, the payload region start of the canonical block of `ts`.
-fn payload_start(ts: &[T]) -> u64 {
-    let heap: usize = ts.iter().map(|t| t.name.len() + t.layout.len()).sum();
-    align64(d(ts.len() as u64) + heap as u64)
-}
-
-/// `bytes` with `v` written at `at`.
-fn set(mut bytes: Vec<u8>, at: u64, v: &[u8]) -> Vec<u8> {
-    let at = at as usize;
-    bytes[at..at + v.len()].copy_from_slice(v);
-    bytes
-}
-
-fn set16(bytes: Vec<u8>, at: u64, v: u16) -> Vec<u8> {
-    set(bytes, at, &v.to_le_bytes())
-}
-
-fn set32(bytes: Vec<u8>, at: u64, v: u32) -> Vec<u8> {
-    set(bytes, at, &v.to_le_bytes())
-}
-
-fn set64(bytes: Vec<u8>, at: u64, v: u64) -> Vec<u8> {
-    set(bytes, at, &v.to_le_bytes())
-}
-
-fn cut(mut bytes: Vec<u8>, len: usize) -> Vec<u8> {
-    bytes.truncate(len);
-    bytes
-}
-
-fn append(mut bytes: Vec<u8>, more: &[u8]) -> Vec<u8> {
-    bytes.extend_from_slice(more);
-    bytes
-}
-
-fn le16(v: &[u16]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn le32(v: &[u32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn le64(v: &[u64]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 fn entry(name: &str, form: &str, about: &str) -> Value {
