@@ -11,79 +11,21 @@ use kiln_serde::{ErrorCode, Limits};
 
 // ---------------------------------------------------------------- helpers
 
+#[path = "support/spec_dir.rs"]
+mod spec_dir;
+use spec_dir::{canonical, get32, get64, header, place, put16, put32, put64, set, t, T};
+
+/// Start of descriptor `i`, as an index.
 fn d(i: usize) -> usize {
-    32 + 128 * i
+    spec_dir::d(i as u64) as usize
 }
 
-fn put16(b: &mut [u8], at: usize, v: u16) {
-    b[at..at + 2].copy_from_slice(&v.to_le_bytes());
-}
-fn put32(b: &mut [u8], at: usize, v: u32) {
-    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
-}
-fn put64(b: &mut [u8], at: usize, v: u64) {
-    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
-}
-fn get32(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
-}
-fn get64(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
-}
-
-/// A hand-written block: header fields, then descriptors as given, then
-/// heap, pad and payload.
-struct Raw {
-    flags: u16,
-    descs: Vec<[u8; 128]>,
-    heap: Vec<u8>,
-    payload: Vec<u8>,
-}
-
-fn desc(dtype: u16, shape: &[u64], off: u64, len: u64) -> [u8; 128] {
-    let mut b = [0u8; 128];
-    put16(&mut b, 0, dtype);
-    b[2] = shape.len() as u8;
-    for (k, s) in shape.iter().enumerate() {
-        put64(&mut b, 16 + 8 * k, *s);
-    }
-    put64(&mut b, 80, off);
-    put64(&mut b, 88, len);
-    b
-}
-
-impl Raw {
-    fn bytes(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        out.extend_from_slice(b"KDIR");
-        out.extend_from_slice(&2u16.to_le_bytes());
-        out.extend_from_slice(&self.flags.to_le_bytes());
-        out.extend_from_slice(&(self.descs.len() as u32).to_le_bytes());
-        out.extend_from_slice(&(self.heap.len() as u32).to_le_bytes());
-        out.extend_from_slice(&(self.payload.len() as u64).to_le_bytes());
-        out.extend_from_slice(&[0; 8]);
-        for dd in &self.descs {
-            out.extend_from_slice(dd);
-        }
-        out.extend_from_slice(&self.heap);
-        while out.len() % 64 != 0 {
-            out.push(0);
-        }
-        out.extend_from_slice(&self.payload);
-        out
-    }
-}
-
-fn f8_pair_raw() -> Raw {
-    let mut payload = vec![0u8; 65];
-    payload[0] = 0x38;
-    payload[64] = 0x3c;
-    Raw {
-        flags: 1,
-        descs: vec![desc(14, &[1], 0, 1), desc(15, &[1], 64, 1)],
-        heap: vec![],
-        payload,
-    }
+/// The spec's `kiln-v2-f8-pair` tensors (spec 8).
+fn f8_pair() -> Vec<T> {
+    vec![
+        t(spec_dir::F8E4M3, &[1], [0x38]),
+        t(spec_dir::F8E5M2, &[1], [0x3c]),
+    ]
 }
 
 fn opts() -> Limits {
@@ -112,7 +54,7 @@ fn f8_pair_exact_bytes() {
     b.push(TensorSpec::new(Dtype::F8E4M3, &[1], &[0x38u8][..]));
     b.push(TensorSpec::new(Dtype::F8E5M2, &[1], &[0x3cu8][..]));
     let t = b.build().unwrap();
-    let want = f8_pair_raw().bytes();
+    let want = canonical(&f8_pair());
     assert_eq!(want.len(), 320 + 65);
     assert_eq!(t.as_bytes(), &want[..]);
     assert_eq!(t.as_bytes().as_ptr() as usize % 64, 0);
@@ -132,10 +74,8 @@ fn f8_pair_exact_bytes() {
 #[test]
 fn empty_directory_is_64_bytes() {
     let t = TensorsBuilder::new().build().unwrap();
-    let mut want = Vec::new();
-    want.extend_from_slice(b"KDIR\x02\x00\x01\x00");
-    want.extend_from_slice(&[0; 24]);
-    want.extend_from_slice(&[0; 32]);
+    let want = canonical(&[]);
+    assert_eq!(want.len(), 64);
     assert_eq!(t.as_bytes(), &want[..]);
     assert!(t.is_empty());
     assert_eq!(Tensors::default(), t);
@@ -149,28 +89,24 @@ fn empty_directory_is_64_bytes() {
 
 #[test]
 fn unaligned_case_is_type() {
-    let mut r = f8_pair_raw();
-    r.descs[1] = desc(15, &[1], 1, 1);
-    r.payload = vec![0x38, 0x3c];
-    expect_err(&r.bytes(), &opts(), ErrorCode::Type, d(1) + 80);
+    let b = place(&f8_pair(), &[0, 1], 2);
+    expect_err(&b, &opts(), ErrorCode::Type, d(1) + 80);
 }
 
 #[test]
 fn nonzero_pad_case_is_type() {
-    let mut r = f8_pair_raw();
-    r.payload[32] = 0xA5;
-    expect_err(&r.bytes(), &opts(), ErrorCode::Type, 320 + 32);
+    let b = set(canonical(&f8_pair()), 320 + 32, &[0xA5]);
+    expect_err(&b, &opts(), ErrorCode::Type, 320 + 32);
 }
 
 #[test]
 fn overlap_case_is_type() {
-    let r = Raw {
-        flags: 1,
-        descs: vec![desc(14, &[100], 0, 100), desc(15, &[16], 64, 16)],
-        heap: vec![],
-        payload: vec![0; 100],
-    };
-    expect_err(&r.bytes(), &opts(), ErrorCode::Type, d(1) + 80);
+    let ts = [
+        t(spec_dir::F8E4M3, &[100], vec![0; 100]),
+        t(spec_dir::F8E5M2, &[16], vec![0; 16]),
+    ];
+    let b = place(&ts, &[0, 64], 100);
+    expect_err(&b, &opts(), ErrorCode::Type, d(1) + 80);
 }
 
 #[test]
@@ -244,42 +180,53 @@ fn rich() -> Tensors {
     b.build().unwrap()
 }
 
+/// [`rich_specs`] as the spec-derived writer sees them.
+fn rich_ts() -> Vec<T> {
+    use spec_dir::{le16, BF16, F16, F32, F64, I4, U8};
+    let f32s: Vec<u8> = SCALE.iter().flat_map(|x| x.to_le_bytes()).collect();
+    vec![
+        t(F32, &[2], f32s).named("scale"),
+        t(U8, &[4], [1, 2, 3, 4]).named("q").quant(2, 0, 0, 2),
+        t(F16, &[], le16(&[OUTER[0].to_bits()])).named("outer"),
+        t(I4, &[3], [0x21, 0x03]).named("q3").quant(3, 4, 2, 3),
+        t(BF16, &[1], le16(&[BF[0].to_bits()])),
+        t(5000, &[512], vec![0xAB; 288])
+            .named("k")
+            .layout(b"q4_k", 256, 144),
+        t(5000, &[256], vec![0xCD; 144])
+            .named("k2")
+            .layout(b"q4_k", 256, 144),
+        t(F64, &[0, 3], []).named("e"),
+    ]
+}
+
+/// The rich directory as the spec-derived writer writes it (equal to the
+/// builder's bytes, checked in `rich_directory_validates_and_views`), with
+/// offsets into it computed from the spec.
 struct Rich {
     bytes: Vec<u8>,
-    heap: usize,
+    ts: Vec<T>,
     p: usize,
 }
 
 impl Rich {
     fn new() -> Self {
-        let t = rich();
-        let l = t.layout().clone();
+        let ts = rich_ts();
         Rich {
-            bytes: t.as_bytes().to_vec(),
-            heap: l.heap_start(),
-            p: l.payload_start(),
+            bytes: canonical(&ts),
+            p: spec_dir::payload_start(&ts) as usize,
+            ts,
         }
     }
     /// Heap offset (absolute) of the name of tensor `i`.
     fn name_at(&self, i: usize) -> usize {
-        let mut at = self.heap;
-        for j in 0..i {
-            at += get32(&self.bytes, d(j) + 4) as usize;
-        }
-        at
+        spec_dir::name_at(&self.ts, i) as usize
     }
     fn layout_name_at(&self, i: usize) -> usize {
-        let mut at = self.heap;
-        for j in 0..8 {
-            at += get32(&self.bytes, d(j) + 4) as usize;
-        }
-        for j in 0..i {
-            at += get32(&self.bytes, d(j) + 8) as usize;
-        }
-        at
+        spec_dir::layout_name_at(&self.ts, i) as usize
     }
     fn off(&self, i: usize) -> usize {
-        self.p + get64(&self.bytes, d(i) + 80) as usize
+        self.p + spec_dir::greedy(&self.ts).0[i] as usize
     }
 }
 
@@ -324,9 +271,15 @@ fn rich_directory_validates_and_views() {
     assert_eq!(e.elements(), 0);
     assert!(v.by_name("nope").is_none());
     assert!(v.by_name("").is_none());
+    // The builder writes what the spec-derived writer writes.
+    assert_eq!(rich().as_bytes(), &r.bytes[..]);
+    let l = rich().layout().clone();
+    assert_eq!(l.heap_start(), spec_dir::heap_start(&r.ts) as usize);
+    assert_eq!(l.payload_start(), r.p);
     // Names then layout names in the heap, flag set.
+    let heap = l.heap_start();
     assert_eq!(get32(&r.bytes, 12), 25);
-    assert_eq!(&r.bytes[r.heap..r.heap + 25], b"scaleqouterq3kk2eq4_kq4_k");
+    assert_eq!(&r.bytes[heap..heap + 25], b"scaleqouterq3kk2eq4_kq4_k");
     assert_eq!(u16::from_le_bytes([r.bytes[6], r.bytes[7]]), 3);
     // Debug is concise.
     let dbg = format!("{:?}", rich());
@@ -782,7 +735,7 @@ fn every_check_has_its_code_and_offset() {
 
 #[test]
 fn unnamed_directory_with_names_flag_is_frame() {
-    let mut b = f8_pair_raw().bytes();
+    let mut b = canonical(&f8_pair());
     b[6] |= 2;
     expect_err(&b, &opts(), ErrorCode::Frame, 6);
 }
@@ -814,9 +767,8 @@ fn caps() {
 
 #[test]
 fn hostile_count_is_limit_before_eof_and_allocates_nothing() {
-    let mut b = vec![0u8; 40];
-    b[..8].copy_from_slice(b"KDIR\x02\x00\x01\x00");
-    put32(&mut b, 8, u32::MAX);
+    let mut b = header(spec_dir::FLAG_LE, u32::MAX, 0, 0);
+    b.resize(40, 0);
     expect_err(&b, &opts(), ErrorCode::Limit, 8);
     // With the cap lifted it is EOF: the descriptors cannot fit.
     expect_err(&b, &opts().with_max_count(u64::MAX), ErrorCode::Eof, 8);
@@ -839,10 +791,7 @@ fn hostile_count_is_limit_before_eof_and_allocates_nothing() {
 #[test]
 fn header_precedence() {
     // FRAME before LIMIT before EOF.
-    let mut b = vec![0u8; 32];
-    b[..8].copy_from_slice(b"KDIR\x02\x00\x01\x00");
-    put32(&mut b, 8, u32::MAX);
-    put64(&mut b, 16, u64::MAX);
+    let mut b = header(spec_dir::FLAG_LE, u32::MAX, 0, u64::MAX);
     b[24] = 1;
     expect_err(&b, &opts(), ErrorCode::Frame, 24);
     b[24] = 0;
@@ -1054,7 +1003,7 @@ fn stream_and_file_round_trip() {
 
 #[test]
 fn stream_with_a_lying_payload_length() {
-    let mut b = f8_pair_raw().bytes();
+    let mut b = canonical(&f8_pair());
     put64(&mut b, 16, 1 << 40);
     let e = Tensors::read_from(&mut &b[..], &opts()).unwrap_err();
     assert_eq!((e.code(), e.offset()), (ErrorCode::Eof, Some(16)));
@@ -1230,7 +1179,7 @@ fn scale_that_is_itself_quantized_is_type() {
 
 #[test]
 fn nonempty_range_past_payload_bytes_is_type() {
-    let mut b = f8_pair_raw().bytes();
+    let mut b = canonical(&f8_pair());
     put64(&mut b, 16, 64);
     expect_err(&b, &opts(), ErrorCode::Type, d(1) + 80);
 }
