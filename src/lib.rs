@@ -57,6 +57,11 @@ mod token;
 pub use framed::Schema;
 pub use tensors::{Dtype, Tensors, TensorsBuilder, TensorsView};
 
+/// The README's examples, compiled and run as doctests (`cargo test --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 pub use error::{Error, ErrorCode, Result};

@@ -7,6 +7,8 @@ use kiln_serde::ErrorCode;
 
 #[path = "support/counting_alloc.rs"]
 mod counting_alloc;
+#[path = "support/spec_dir.rs"]
+mod spec_dir;
 use counting_alloc::{peak_during, SERIAL};
 
 const MIB: usize = 1 << 20;
@@ -76,13 +78,7 @@ fn writer_output_is_bounded_for_long_sequences() {
 
 /// A directory header claiming 2^32-1 tensors in a 40-byte buffer.
 fn hostile_directory() -> Vec<u8> {
-    let mut b = Vec::from(*b"KDIR");
-    b.extend_from_slice(&2u16.to_le_bytes());
-    b.extend_from_slice(&1u16.to_le_bytes());
-    b.extend_from_slice(&u32::MAX.to_le_bytes());
-    b.extend_from_slice(&0u32.to_le_bytes());
-    b.extend_from_slice(&0u64.to_le_bytes());
-    b.extend_from_slice(&0u64.to_le_bytes());
+    let mut b = spec_dir::header(spec_dir::FLAG_LE, u32::MAX, 0, 0);
     b.resize(40, 0);
     b
 }
@@ -127,13 +123,7 @@ fn lying_payload_on_a_stream_costs_only_what_arrives() {
     use kiln_serde::Tensors;
     let _g = SERIAL.lock().unwrap();
     // 1 TB of payload claimed, 100 bytes delivered.
-    let mut b = Vec::from(*b"KDIR");
-    b.extend_from_slice(&2u16.to_le_bytes());
-    b.extend_from_slice(&1u16.to_le_bytes());
-    b.extend_from_slice(&0u32.to_le_bytes());
-    b.extend_from_slice(&0u32.to_le_bytes());
-    b.extend_from_slice(&(1u64 << 40).to_le_bytes());
-    b.extend_from_slice(&0u64.to_le_bytes());
+    let mut b = spec_dir::header(spec_dir::FLAG_LE, 0, 0, 1 << 40);
     b.resize(100, 0);
     let (r, peak) = peak_during(|| kiln_serde::from_reader::<_, Tensors>(&b[..]).map(|_| ()));
     assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);

@@ -8,6 +8,9 @@ use kiln_serde::{ErrorCode, Options};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+#[path = "support/spec_dir.rs"]
+mod spec_dir;
+
 fn hex(s: &str) -> Vec<u8> {
     let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
     (0..s.len())
@@ -482,6 +485,7 @@ fn total_limit_both_ways() {
 
 #[test]
 fn deep_nesting_is_limit_not_a_stack_overflow() {
+    use spec_dir::frozen::{repeat, variant};
     #[derive(Deserialize, Debug)]
     #[allow(dead_code)]
     enum Tree {
@@ -489,20 +493,12 @@ fn deep_nesting_is_limit_not_a_stack_overflow() {
         Node(Box<Tree>),
     }
     // 1,000,000 x "Node" then a Leaf.
-    let mut bytes = Vec::with_capacity(4_000_004);
-    for _ in 0..1_000_000 {
-        bytes.extend_from_slice(&1u32.to_le_bytes());
-    }
-    bytes.extend_from_slice(&0u32.to_le_bytes());
+    let bytes = repeat(&variant(1), 1_000_000, &variant(0));
     let err = kiln_serde::from_slice::<Tree>(&bytes).unwrap_err();
     assert_eq!(err.code(), ErrorCode::Limit);
     assert_eq!(err.offset(), Some(128 * 4));
     // 127 levels are fine under the default cap of 128.
-    let mut ok = Vec::new();
-    for _ in 0..127 {
-        ok.extend_from_slice(&1u32.to_le_bytes());
-    }
-    ok.extend_from_slice(&0u32.to_le_bytes());
+    let ok = repeat(&variant(1), 127, &variant(0));
     assert!(kiln_serde::from_slice::<Tree>(&ok).is_ok());
 }
 

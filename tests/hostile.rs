@@ -70,19 +70,10 @@ struct Case {
     stream_alloc: usize,
 }
 
-fn le(n: u32) -> [u8; 4] {
-    n.to_le_bytes()
-}
-
-fn cat(parts: &[&[u8]]) -> Vec<u8> {
-    parts.concat()
-}
-
-fn repeat(unit: &[u8], n: usize, tail: &[u8]) -> Vec<u8> {
-    let mut v = unit.repeat(n);
-    v.extend_from_slice(tail);
-    v
-}
+#[path = "support/spec_dir.rs"]
+mod spec_dir;
+use spec_dir::frozen::{cat, count as le, repeat};
+use spec_dir::{header, meta, pad64, t};
 
 fn cases() -> Vec<Case> {
     let tree = std::mem::size_of::<Tree>();
@@ -368,51 +359,16 @@ use kiln_serde::tensors::{self, Tensors, TensorsView};
 
 const OPTS: kiln_serde::Limits = kiln_serde::Limits::DEFAULT;
 
-/// A directory header (spec 5.1).
-fn header(flags: u16, count: u32, heap: u32, payload: u64) -> Vec<u8> {
-    let mut h = b"KDIR".to_vec();
-    h.extend_from_slice(&2u16.to_le_bytes());
-    h.extend_from_slice(&flags.to_le_bytes());
-    h.extend_from_slice(&count.to_le_bytes());
-    h.extend_from_slice(&heap.to_le_bytes());
-    h.extend_from_slice(&payload.to_le_bytes());
-    h.extend_from_slice(&[0; 8]);
-    h
-}
-
-/// A descriptor (spec 5.2) for a non-opaque, unquantized tensor.
-fn descriptor(dtype: u16, shape: &[u64], name_len: u32, offset: u64, length: u64) -> Vec<u8> {
-    let mut d = vec![0u8; 128];
-    d[0..2].copy_from_slice(&dtype.to_le_bytes());
-    d[2] = shape.len() as u8;
-    d[4..8].copy_from_slice(&name_len.to_le_bytes());
-    for (i, s) in shape.iter().enumerate() {
-        d[16 + 8 * i..24 + 8 * i].copy_from_slice(&s.to_le_bytes());
-    }
-    d[80..88].copy_from_slice(&offset.to_le_bytes());
-    d[88..96].copy_from_slice(&length.to_le_bytes());
-    d
-}
-
-fn pad64(mut v: Vec<u8>) -> Vec<u8> {
-    v.resize(v.len().div_ceil(64) * 64, 0);
-    v
-}
-
 /// `n` named empty u8 tensors `t0000000`..; the last name repeats the
 /// first when `dup`.
 fn many_names(n: u32, dup: bool) -> Vec<u8> {
-    let mut descs = Vec::with_capacity(128 * n as usize);
-    let mut heap = Vec::with_capacity(8 * n as usize);
-    for i in 0..n {
-        let k = if dup && i == n - 1 { 0 } else { i };
-        heap.extend_from_slice(format!("t{k:07}").as_bytes());
-        descs.extend_from_slice(&descriptor(2, &[0], 8, 0, 0));
-    }
-    let mut b = header(3, n, heap.len() as u32, 0);
-    b.extend_from_slice(&descs);
-    b.extend_from_slice(&heap);
-    pad64(b)
+    let ts: Vec<_> = (0..n)
+        .map(|i| {
+            let k = if dup && i == n - 1 { 0 } else { i };
+            t(spec_dir::U8, &[0], []).named(&format!("t{k:07}"))
+        })
+        .collect();
+    spec_dir::canonical(&ts)
 }
 
 type Run = fn(&[u8]) -> Result<(), Error>;
@@ -463,8 +419,9 @@ struct DirCase {
 }
 
 fn dir_cases() -> Vec<DirCase> {
-    let f32_desc = |shape: &[u64]| descriptor(12, shape, 0, 0, 0);
-    let one = |d: Vec<u8>, payload: u64| pad64(cat(&[&header(1, 1, 0, payload), &d]));
+    // One unnamed f32 tensor at offset 0 (its payload not there).
+    let one = |t: spec_dir::T, payload: u64| meta(&[t], &[0], payload);
+    let f32_desc = |shape: &[u64]| t(spec_dir::F32, shape, []);
     vec![
         DirCase {
             name: "count u32::MAX",
@@ -543,7 +500,7 @@ fn dir_cases() -> Vec<DirCase> {
             // 2^40 f32 claimed, payload_bytes says 2^42: EOF before any
             // payload is touched.
             name: "huge tensor, payload absent",
-            input: one(descriptor(12, &[1 << 40], 0, 0, 1 << 42), 1 << 42),
+            input: one(f32_desc(&[1 << 40]).length(1 << 42), 1 << 42),
             want: Some(ErrorCode::Eof),
             offset: Some(16),
             slice_alloc: SMALL,

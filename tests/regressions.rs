@@ -6,6 +6,9 @@
 
 use std::collections::BTreeMap;
 
+#[path = "support/spec_dir.rs"]
+mod spec_dir;
+
 /// Fuzz target `frozen`, artifact `crash-ca88e2af...` (minimized to 45
 /// bytes in the `Borrowed` type; reduced here to its map field).
 ///
@@ -153,13 +156,8 @@ fn tensors_stream_reports_missing_descriptors_before_payload_overflow() {
 /// as `validate` and `from_reader` do: EOF at the count field, byte 8.
 #[test]
 fn read_from_reports_missing_descriptors_before_payload_overflow() {
-    let mut b = Vec::from(*b"KDIR");
-    b.extend_from_slice(&2u16.to_le_bytes());
-    b.extend_from_slice(&1u16.to_le_bytes());
-    b.extend_from_slice(&128u32.to_le_bytes()); // 128 descriptors, none follow
-    b.extend_from_slice(&0u32.to_le_bytes());
-    b.extend_from_slice(&u64::MAX.to_le_bytes()); // P + payload_bytes overflows
-    b.extend_from_slice(&0u64.to_le_bytes());
+    // 128 descriptors, none follow; P + payload_bytes overflows.
+    let mut b = spec_dir::header(spec_dir::FLAG_LE, 128, 0, u64::MAX);
     // Slice and stream readers: both EOF at the count (offset 8).
     let eof_at_count = |b: &[u8]| {
         let slice = kiln_serde::tensors::validate(b, &Default::default()).unwrap_err();

@@ -11,79 +11,21 @@ use kiln_serde::{ErrorCode, Limits};
 
 // ---------------------------------------------------------------- helpers
 
+#[path = "support/spec_dir.rs"]
+mod spec_dir;
+use spec_dir::{canonical, get32, get64, header, place, put16, put32, put64, set, t, T};
+
+/// Start of descriptor `i`, as an index.
 fn d(i: usize) -> usize {
-    32 + 128 * i
+    spec_dir::d(i as u64) as usize
 }
 
-fn put16(b: &mut [u8], at: usize, v: u16) {
-    b[at..at + 2].copy_from_slice(&v.to_le_bytes());
-}
-fn put32(b: &mut [u8], at: usize, v: u32) {
-    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
-}
-fn put64(b: &mut [u8], at: usize, v: u64) {
-    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
-}
-fn get32(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
-}
-fn get64(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
-}
-
-/// A hand-written block: header fields, then descriptors as given, then
-/// heap, pad and payload.
-struct Raw {
-    flags: u16,
-    descs: Vec<[u8; 128]>,
-    heap: Vec<u8>,
-    payload: Vec<u8>,
-}
-
-fn desc(dtype: u16, shape: &[u64], off: u64, len: u64) -> [u8; 128] {
-    let mut b = [0u8; 128];
-    put16(&mut b, 0, dtype);
-    b[2] = shape.len() as u8;
-    for (k, s) in shape.iter().enumerate() {
-        put64(&mut b, 16 + 8 * k, *s);
-    }
-    put64(&mut b, 80, off);
-    put64(&mut b, 88, len);
-    b
-}
-
-impl Raw {
-    fn bytes(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        out.extend_from_slice(b"KDIR");
-        out.extend_from_slice(&2u16.to_le_bytes());
-        out.extend_from_slice(&self.flags.to_le_bytes());
-        out.extend_from_slice(&(self.descs.len() as u32).to_le_bytes());
-        out.extend_from_slice(&(self.heap.len() as u32).to_le_bytes());
-        out.extend_from_slice(&(self.payload.len() as u64).to_le_bytes());
-        out.extend_from_slice(&[0; 8]);
-        for dd in &self.descs {
-            out.extend_from_slice(dd);
-        }
-        out.extend_from_slice(&self.heap);
-        while out.len() % 64 != 0 {
-            out.push(0);
-        }
-        out.extend_from_slice(&self.payload);
-        out
-    }
-}
-
-fn f8_pair_raw() -> Raw {
-    let mut payload = vec![0u8; 65];
-    payload[0] = 0x38;
-    payload[64] = 0x3c;
-    Raw {
-        flags: 1,
-        descs: vec![desc(14, &[1], 0, 1), desc(15, &[1], 64, 1)],
-        heap: vec![],
-        payload,
-    }
+/// The spec's `kiln-v2-f8-pair` tensors (spec 8).
+fn f8_pair() -> Vec<T> {
+    vec![
+        t(spec_dir::F8E4M3, &[1], [0x38]),
+        t(spec_dir::F8E5M2, &[1], [0x3c]),
+    ]
 }
 
 fn opts() -> Limits {
@@ -112,7 +54,7 @@ fn f8_pair_exact_bytes() {
     b.push(TensorSpec::new(Dtype::F8E4M3, &[1], &[0x38u8][..]));
     b.push(TensorSpec::new(Dtype::F8E5M2, &[1], &[0x3cu8][..]));
     let t = b.build().unwrap();
-    let want = f8_pair_raw().bytes();
+    let want = canonical(&f8_pair());
     assert_eq!(want.len(), 320 + 65);
     assert_eq!(t.as_bytes(), &want[..]);
     assert_eq!(t.as_bytes().as_ptr() as usize % 64, 0);
@@ -132,10 +74,8 @@ fn f8_pair_exact_bytes() {
 #[test]
 fn empty_directory_is_64_bytes() {
     let t = TensorsBuilder::new().build().unwrap();
-    let mut want = Vec::new();
-    want.extend_from_slice(b"KDIR\x02\x00\x01\x00");
-    want.extend_from_slice(&[0; 24]);
-    want.extend_from_slice(&[0; 32]);
+    let want = canonical(&[]);
+    assert_eq!(want.len(), 64);
     assert_eq!(t.as_bytes(), &want[..]);
     assert!(t.is_empty());
     assert_eq!(Tensors::default(), t);
@@ -149,28 +89,24 @@ fn empty_directory_is_64_bytes() {
 
 #[test]
 fn unaligned_case_is_type() {
-    let mut r = f8_pair_raw();
-    r.descs[1] = desc(15, &[1], 1, 1);
-    r.payload = vec![0x38, 0x3c];
-    expect_err(&r.bytes(), &opts(), ErrorCode::Type, d(1) + 80);
+    let b = place(&f8_pair(), &[0, 1], 2);
+    expect_err(&b, &opts(), ErrorCode::Type, d(1) + 80);
 }
 
 #[test]
 fn nonzero_pad_case_is_type() {
-    let mut r = f8_pair_raw();
-    r.payload[32] = 0xA5;
-    expect_err(&r.bytes(), &opts(), ErrorCode::Type, 320 + 32);
+    let b = set(canonical(&f8_pair()), 320 + 32, &[0xA5]);
+    expect_err(&b, &opts(), ErrorCode::Type, 320 + 32);
 }
 
 #[test]
 fn overlap_case_is_type() {
-    let r = Raw {
-        flags: 1,
-        descs: vec![desc(14, &[100], 0, 100), desc(15, &[16], 64, 16)],
-        heap: vec![],
-        payload: vec![0; 100],
-    };
-    expect_err(&r.bytes(), &opts(), ErrorCode::Type, d(1) + 80);
+    let ts = [
+        t(spec_dir::F8E4M3, &[100], vec![0; 100]),
+        t(spec_dir::F8E5M2, &[16], vec![0; 16]),
+    ];
+    let b = place(&ts, &[0, 64], 100);
+    expect_err(&b, &opts(), ErrorCode::Type, d(1) + 80);
 }
 
 #[test]
@@ -201,87 +137,9 @@ fn zero_length_tensors_follow_the_greedy_rule() {
 
 // ------------------------------------------------- the rich base directory
 
-const SCALE: [f32; 2] = [0.5, 0.25];
-const OUTER: [half::f16; 1] = [half::f16::from_f32_const(2.0)];
-const BF: [half::bf16; 1] = [half::bf16::from_f32_const(1.0)];
-
-fn rich_specs() -> Vec<TensorSpec<'static>> {
-    vec![
-        // 0
-        TensorSpec::from_slice(&[2], &SCALE).named("scale"),
-        // 1: u8 [4] per block of 2, scale = tensor 0 (2 elements)
-        TensorSpec::new(Dtype::U8, &[4], &[1u8, 2, 3, 4][..])
-            .named("q")
-            .with_quant(Quant::PerBlock {
-                scale: 0,
-                block_elems: 2,
-            }),
-        // 2: f16 scalar (outer scale)
-        TensorSpec::from_pod_slice(Dtype::F16, &[], &OUTER).named("outer"),
-        // 3: i4 [3] per block of 3 with outer, scale = 4
-        TensorSpec::new(Dtype::I4, &[3], &[0x21u8, 0x03][..])
-            .named("q3")
-            .with_quant(Quant::PerBlockOuter {
-                scale: 4,
-                outer: 2,
-                block_elems: 3,
-            }),
-        // 4: unnamed bf16 [1]
-        TensorSpec::from_pod_slice(Dtype::Bf16, &[1], &BF),
-        // 5, 6: opaque 5000 "q4_k" 256 elems in 144 bytes
-        TensorSpec::opaque(5000, "q4_k", 256, 144, &[512], vec![0xAB; 288]).named("k"),
-        TensorSpec::opaque(5000, "q4_k", 256, 144, &[256], vec![0xCD; 144]).named("k2"),
-        // 7: empty f64 [0, 3]
-        TensorSpec::new(Dtype::F64, &[0, 3], &[][..]).named("e"),
-    ]
-}
-
-fn rich() -> Tensors {
-    let mut b = TensorsBuilder::new();
-    for s in rich_specs() {
-        b.push(s);
-    }
-    b.build().unwrap()
-}
-
-struct Rich {
-    bytes: Vec<u8>,
-    heap: usize,
-    p: usize,
-}
-
-impl Rich {
-    fn new() -> Self {
-        let t = rich();
-        let l = t.layout().clone();
-        Rich {
-            bytes: t.as_bytes().to_vec(),
-            heap: l.heap_start(),
-            p: l.payload_start(),
-        }
-    }
-    /// Heap offset (absolute) of the name of tensor `i`.
-    fn name_at(&self, i: usize) -> usize {
-        let mut at = self.heap;
-        for j in 0..i {
-            at += get32(&self.bytes, d(j) + 4) as usize;
-        }
-        at
-    }
-    fn layout_name_at(&self, i: usize) -> usize {
-        let mut at = self.heap;
-        for j in 0..8 {
-            at += get32(&self.bytes, d(j) + 4) as usize;
-        }
-        for j in 0..i {
-            at += get32(&self.bytes, d(j) + 8) as usize;
-        }
-        at
-    }
-    fn off(&self, i: usize) -> usize {
-        self.p + get64(&self.bytes, d(i) + 80) as usize
-    }
-}
+#[path = "support/rich_dir.rs"]
+mod rich_dir;
+use rich_dir::{rich, rich_specs, table, Rich, SCALE};
 
 #[test]
 fn rich_directory_validates_and_views() {
@@ -324,440 +182,20 @@ fn rich_directory_validates_and_views() {
     assert_eq!(e.elements(), 0);
     assert!(v.by_name("nope").is_none());
     assert!(v.by_name("").is_none());
+    // The builder writes what the spec-derived writer writes.
+    assert_eq!(rich().as_bytes(), &r.bytes[..]);
+    let l = rich().layout().clone();
+    assert_eq!(l.heap_start(), spec_dir::heap_start(&r.ts) as usize);
+    assert_eq!(l.payload_start(), r.p);
     // Names then layout names in the heap, flag set.
+    let heap = l.heap_start();
     assert_eq!(get32(&r.bytes, 12), 25);
-    assert_eq!(&r.bytes[r.heap..r.heap + 25], b"scaleqouterq3kk2eq4_kq4_k");
+    assert_eq!(&r.bytes[heap..heap + 25], b"scaleqouterq3kk2eq4_kq4_k");
     assert_eq!(u16::from_le_bytes([r.bytes[6], r.bytes[7]]), 3);
     // Debug is concise.
     let dbg = format!("{:?}", rich());
     assert!(dbg.contains("\"q3\": i4[3]"), "{dbg}");
     assert!(dbg.len() < 1000, "{dbg}");
-}
-
-type Mutation = fn(&mut Rich);
-type Case = (&'static str, Mutation, ErrorCode, fn(&Rich) -> usize);
-
-/// (what, mutation, code, offset) over the rich directory.
-fn table() -> Vec<Case> {
-    vec![
-        // ---- step 1: header
-        ("magic", |r| r.bytes[1] = b'X', ErrorCode::Frame, |_| 0),
-        ("version", |r| r.bytes[4] = 3, ErrorCode::Frame, |_| 4),
-        (
-            "flags le bit",
-            |r| r.bytes[6] &= !1,
-            ErrorCode::Frame,
-            |_| 6,
-        ),
-        ("flags bit 2", |r| r.bytes[6] |= 4, ErrorCode::Frame, |_| 6),
-        (
-            "flags bit 15",
-            |r| r.bytes[7] |= 0x80,
-            ErrorCode::Frame,
-            |_| 6,
-        ),
-        (
-            "header reserved",
-            |r| r.bytes[31] = 1,
-            ErrorCode::Frame,
-            |_| 24,
-        ),
-        (
-            "heap_bytes past the end",
-            |r| put32(&mut r.bytes, 12, 1 << 30),
-            ErrorCode::Eof,
-            |_| 8,
-        ),
-        (
-            "payload_bytes past the end",
-            |r| {
-                let v = get64(&r.bytes, 16);
-                put64(&mut r.bytes, 16, v + 1)
-            },
-            ErrorCode::Eof,
-            |_| 16,
-        ),
-        (
-            "payload_bytes overflows",
-            |r| put64(&mut r.bytes, 16, u64::MAX - 10),
-            ErrorCode::Eof,
-            |_| 16,
-        ),
-        // ---- step 2: descriptors
-        (
-            "desc reserved 12",
-            |r| r.bytes[d(1) + 13] = 1,
-            ErrorCode::Frame,
-            |_| d(1) + 12,
-        ),
-        (
-            "desc reserved 112",
-            |r| r.bytes[d(2) + 127] = 1,
-            ErrorCode::Frame,
-            |_| d(2) + 112,
-        ),
-        (
-            "dtype 0",
-            |r| put16(&mut r.bytes, d(0), 0),
-            ErrorCode::Type,
-            |_| d(0),
-        ),
-        (
-            "dtype 20",
-            |r| put16(&mut r.bytes, d(0), 20),
-            ErrorCode::Type,
-            |_| d(0),
-        ),
-        (
-            "dtype 4095",
-            |r| put16(&mut r.bytes, d(0), 4095),
-            ErrorCode::Type,
-            |_| d(0),
-        ),
-        (
-            "dtype 32768",
-            |r| put16(&mut r.bytes, d(0), 32768),
-            ErrorCode::Type,
-            |_| d(0),
-        ),
-        (
-            "rank 9",
-            |r| r.bytes[d(0) + 2] = 9,
-            ErrorCode::Type,
-            |_| d(0) + 2,
-        ),
-        (
-            "shape slot 3 past rank 1",
-            |r| put64(&mut r.bytes, d(0) + 16 + 24, 1),
-            ErrorCode::Type,
-            |_| d(0) + 16 + 24,
-        ),
-        (
-            "shape slot 7 past rank 1",
-            |r| put64(&mut r.bytes, d(0) + 16 + 56, 1),
-            ErrorCode::Type,
-            |_| d(0) + 16 + 56,
-        ),
-        (
-            "element count overflows",
-            |r| {
-                r.bytes[d(0) + 2] = 2;
-                put64(&mut r.bytes, d(0) + 16, 1 << 32);
-                put64(&mut r.bytes, d(0) + 24, 1 << 32);
-            },
-            ErrorCode::Limit,
-            |_| d(0) + 16,
-        ),
-        (
-            "quant scheme 4",
-            |r| r.bytes[d(0) + 3] = 4,
-            ErrorCode::Type,
-            |_| d(0) + 3,
-        ),
-        (
-            "quant on an f32",
-            |r| r.bytes[d(0) + 3] = 1,
-            ErrorCode::Type,
-            |_| d(0) + 3,
-        ),
-        (
-            "quant on an opaque dtype",
-            |r| r.bytes[d(5) + 3] = 1,
-            ErrorCode::Type,
-            |_| d(5) + 3,
-        ),
-        (
-            "opaque without a layout name",
-            |r| put32(&mut r.bytes, d(5) + 8, 0),
-            ErrorCode::Type,
-            |_| d(5) + 8,
-        ),
-        (
-            "layout_len on a non-opaque dtype",
-            |r| put32(&mut r.bytes, d(0) + 8, 1),
-            ErrorCode::Type,
-            |_| d(0) + 8,
-        ),
-        (
-            "scale without quant",
-            |r| put32(&mut r.bytes, d(0) + 96, 1),
-            ErrorCode::Type,
-            |_| d(0) + 96,
-        ),
-        (
-            "outer with scheme 2",
-            |r| put32(&mut r.bytes, d(1) + 100, 2),
-            ErrorCode::Type,
-            |_| d(1) + 100,
-        ),
-        (
-            "block_elems without quant",
-            |r| put32(&mut r.bytes, d(0) + 104, 1),
-            ErrorCode::Type,
-            |_| d(0) + 104,
-        ),
-        (
-            "block_elems with scheme 1",
-            |r| r.bytes[d(1) + 3] = 1,
-            ErrorCode::Type,
-            |_| d(1) + 104,
-        ),
-        (
-            "block_bytes on a non-opaque dtype",
-            |r| put32(&mut r.bytes, d(0) + 108, 1),
-            ErrorCode::Type,
-            |_| d(0) + 108,
-        ),
-        (
-            "scale index past count",
-            |r| put32(&mut r.bytes, d(1) + 96, 8),
-            ErrorCode::Type,
-            |_| d(1) + 96,
-        ),
-        (
-            "scale index is itself",
-            |r| put32(&mut r.bytes, d(1) + 96, 1),
-            ErrorCode::Type,
-            |_| d(1) + 96,
-        ),
-        (
-            "outer index past count",
-            |r| put32(&mut r.bytes, d(3) + 100, 99),
-            ErrorCode::Type,
-            |_| d(3) + 100,
-        ),
-        (
-            "outer index is itself",
-            |r| put32(&mut r.bytes, d(3) + 100, 3),
-            ErrorCode::Type,
-            |_| d(3) + 100,
-        ),
-        (
-            "block_elems 0 with scheme 2",
-            |r| put32(&mut r.bytes, d(1) + 104, 0),
-            ErrorCode::Type,
-            |_| d(1) + 104,
-        ),
-        (
-            "elements not a multiple of block_elems",
-            |r| put32(&mut r.bytes, d(1) + 104, 3),
-            ErrorCode::Type,
-            |_| d(1) + 104,
-        ),
-        (
-            "opaque block_elems 0",
-            |r| put32(&mut r.bytes, d(5) + 104, 0),
-            ErrorCode::Type,
-            |_| d(5) + 104,
-        ),
-        (
-            "opaque block_bytes 0",
-            |r| put32(&mut r.bytes, d(5) + 108, 0),
-            ErrorCode::Type,
-            |_| d(5) + 108,
-        ),
-        (
-            "opaque elements not a multiple of block_elems",
-            |r| put32(&mut r.bytes, d(5) + 104, 500),
-            ErrorCode::Type,
-            |_| d(5) + 104,
-        ),
-        (
-            "byte_length mismatch",
-            |r| put64(&mut r.bytes, d(0) + 88, 9),
-            ErrorCode::Type,
-            |_| d(0) + 88,
-        ),
-        (
-            "byte size overflows u64",
-            |r| put64(&mut r.bytes, d(0) + 16, 1 << 62),
-            ErrorCode::Limit,
-            |_| d(0) + 88,
-        ),
-        (
-            "opaque byte size overflows u64",
-            |r| {
-                put64(&mut r.bytes, d(5) + 16, u64::MAX / 256 * 256);
-                put32(&mut r.bytes, d(5) + 108, u32::MAX);
-            },
-            ErrorCode::Limit,
-            |_| d(5) + 88,
-        ),
-        (
-            "4-bit byte_length rounds up",
-            |r| put64(&mut r.bytes, d(3) + 88, 1),
-            ErrorCode::Type,
-            |_| d(3) + 88,
-        ),
-        (
-            "opaque block_elems disagree",
-            |r| {
-                put32(&mut r.bytes, d(6) + 104, 128);
-                put32(&mut r.bytes, d(6) + 108, 72);
-            },
-            ErrorCode::Type,
-            |_| d(6) + 104,
-        ),
-        (
-            "opaque block_bytes disagree",
-            |r| {
-                put64(&mut r.bytes, d(6) + 16, 512);
-                put32(&mut r.bytes, d(6) + 108, 72);
-            },
-            ErrorCode::Type,
-            |_| d(6) + 108,
-        ),
-        (
-            "offset not greedy (packed tight)",
-            |r| put64(&mut r.bytes, d(1) + 80, 8),
-            ErrorCode::Type,
-            |_| d(1) + 80,
-        ),
-        (
-            "offset not greedy (overlap)",
-            |r| put64(&mut r.bytes, d(1) + 80, 0),
-            ErrorCode::Type,
-            |_| d(1) + 80,
-        ),
-        (
-            "range past payload_bytes",
-            |r| {
-                let v = get64(&r.bytes, 16);
-                put64(&mut r.bytes, 16, v - 1);
-            },
-            ErrorCode::Type,
-            // the trailing empty tensor sits at the aligned end
-            |_| d(7) + 80,
-        ),
-        // ---- step 3: after the descriptors
-        (
-            "names flag clear",
-            |r| r.bytes[6] &= !2,
-            ErrorCode::Frame,
-            |_| 6,
-        ),
-        (
-            "heap_bytes not the sum",
-            |r| {
-                let v = get32(&r.bytes, 12);
-                put32(&mut r.bytes, 12, v - 1);
-            },
-            ErrorCode::Type,
-            |_| 12,
-        ),
-        (
-            "payload_bytes not the running end",
-            |r| {
-                let v = get64(&r.bytes, 16);
-                put64(&mut r.bytes, 16, v + 1);
-                r.bytes.push(0);
-            },
-            ErrorCode::Type,
-            |_| 16,
-        ),
-        (
-            "scale dtype not allowed",
-            |r| put32(&mut r.bytes, d(1) + 96, 7),
-            ErrorCode::Type,
-            |_| d(1) + 96,
-        ),
-        (
-            "scale element count",
-            |r| put32(&mut r.bytes, d(1) + 96, 4),
-            ErrorCode::Type,
-            |_| d(1) + 96,
-        ),
-        (
-            "scale dtype is a data dtype",
-            |r| put32(&mut r.bytes, d(1) + 96, 3),
-            ErrorCode::Type,
-            |_| d(1) + 96,
-        ),
-        (
-            "outer dtype not allowed",
-            |r| put32(&mut r.bytes, d(3) + 100, 1),
-            ErrorCode::Type,
-            |_| d(3) + 100,
-        ),
-        (
-            "outer element count",
-            |r| put32(&mut r.bytes, d(3) + 100, 0),
-            ErrorCode::Type,
-            |_| d(3) + 100,
-        ),
-        (
-            "name not UTF-8",
-            |r| {
-                let at = r.name_at(2);
-                r.bytes[at] = 0xFF;
-            },
-            ErrorCode::Utf8,
-            |r| r.name_at(2),
-        ),
-        (
-            "duplicate name",
-            |r| {
-                let at = r.name_at(6);
-                r.bytes[at..at + 2].copy_from_slice(b"q3");
-            },
-            ErrorCode::Type,
-            |r| r.name_at(6),
-        ),
-        (
-            "layout name not UTF-8",
-            |r| {
-                let at = r.layout_name_at(5);
-                r.bytes[at + 1] = 0xC0;
-            },
-            ErrorCode::Utf8,
-            |r| r.layout_name_at(5),
-        ),
-        (
-            "layout names disagree",
-            |r| {
-                let at = r.layout_name_at(6);
-                r.bytes[at + 1] = b'5';
-            },
-            ErrorCode::Type,
-            |r| r.layout_name_at(6),
-        ),
-        (
-            "nonzero pad before P",
-            |r| {
-                let p = r.p;
-                r.bytes[p - 1] = 1;
-            },
-            ErrorCode::Type,
-            |r| r.p - 1,
-        ),
-        (
-            "nonzero payload gap",
-            |r| {
-                let at = r.off(0) + 8;
-                r.bytes[at] = 1;
-            },
-            ErrorCode::Type,
-            |r| r.off(0) + 8,
-        ),
-        (
-            "nonzero last gap byte",
-            |r| {
-                let at = r.off(1) - 1;
-                r.bytes[at] = 0x80;
-            },
-            ErrorCode::Type,
-            |r| r.off(1) - 1,
-        ),
-        (
-            "4-bit tail nibble",
-            |r| {
-                let at = r.off(3) + 1;
-                r.bytes[at] |= 0x10;
-            },
-            ErrorCode::Type,
-            |r| r.off(3) + 1,
-        ),
-    ]
 }
 
 #[test]
@@ -782,7 +220,7 @@ fn every_check_has_its_code_and_offset() {
 
 #[test]
 fn unnamed_directory_with_names_flag_is_frame() {
-    let mut b = f8_pair_raw().bytes();
+    let mut b = canonical(&f8_pair());
     b[6] |= 2;
     expect_err(&b, &opts(), ErrorCode::Frame, 6);
 }
@@ -814,9 +252,8 @@ fn caps() {
 
 #[test]
 fn hostile_count_is_limit_before_eof_and_allocates_nothing() {
-    let mut b = vec![0u8; 40];
-    b[..8].copy_from_slice(b"KDIR\x02\x00\x01\x00");
-    put32(&mut b, 8, u32::MAX);
+    let mut b = header(spec_dir::FLAG_LE, u32::MAX, 0, 0);
+    b.resize(40, 0);
     expect_err(&b, &opts(), ErrorCode::Limit, 8);
     // With the cap lifted it is EOF: the descriptors cannot fit.
     expect_err(&b, &opts().with_max_count(u64::MAX), ErrorCode::Eof, 8);
@@ -839,10 +276,7 @@ fn hostile_count_is_limit_before_eof_and_allocates_nothing() {
 #[test]
 fn header_precedence() {
     // FRAME before LIMIT before EOF.
-    let mut b = vec![0u8; 32];
-    b[..8].copy_from_slice(b"KDIR\x02\x00\x01\x00");
-    put32(&mut b, 8, u32::MAX);
-    put64(&mut b, 16, u64::MAX);
+    let mut b = header(spec_dir::FLAG_LE, u32::MAX, 0, u64::MAX);
     b[24] = 1;
     expect_err(&b, &opts(), ErrorCode::Frame, 24);
     b[24] = 0;
@@ -1054,7 +488,7 @@ fn stream_and_file_round_trip() {
 
 #[test]
 fn stream_with_a_lying_payload_length() {
-    let mut b = f8_pair_raw().bytes();
+    let mut b = canonical(&f8_pair());
     put64(&mut b, 16, 1 << 40);
     let e = Tensors::read_from(&mut &b[..], &opts()).unwrap_err();
     assert_eq!((e.code(), e.offset()), (ErrorCode::Eof, Some(16)));
@@ -1230,7 +664,7 @@ fn scale_that_is_itself_quantized_is_type() {
 
 #[test]
 fn nonempty_range_past_payload_bytes_is_type() {
-    let mut b = f8_pair_raw().bytes();
+    let mut b = canonical(&f8_pair());
     put64(&mut b, 16, 64);
     expect_err(&b, &opts(), ErrorCode::Type, d(1) + 80);
 }

@@ -5,6 +5,9 @@ use kiln_serde::tensors::{Dtype, TensorSpec, TensorsBuilder, TensorsView};
 use kiln_serde::{ErrorCode, Options, Tensors};
 use serde::{Deserialize, Serialize};
 
+#[path = "support/spec_dir.rs"]
+mod spec_dir;
+
 #[derive(Serialize, Deserialize, PartialEq, Debug)]
 struct Record {
     id: u64,
@@ -27,12 +30,8 @@ fn weights() -> Tensors {
     let b = [7u16, 8];
     let mut builder = TensorsBuilder::new();
     builder.push(TensorSpec::from_slice(&[2, 3], &w).named("w"));
-    builder.push(TensorSpec::new(Dtype::Bf16, &[2], kiln_serde_bytes(&b)).named("b"));
+    builder.push(TensorSpec::new(Dtype::Bf16, &[2], spec_dir::le16(&b)).named("b"));
     builder.build().unwrap()
-}
-
-fn kiln_serde_bytes(v: &[u16]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 #[test]
@@ -137,13 +136,7 @@ fn every_prefix_of_a_record_with_tensors_is_eof() {
 #[test]
 fn a_lying_header_on_a_stream_reads_only_what_arrives() {
     // Header claims 1 TB of payload; the stream holds 100 bytes.
-    let mut bytes = Vec::from(*b"KDIR");
-    bytes.extend_from_slice(&2u16.to_le_bytes());
-    bytes.extend_from_slice(&1u16.to_le_bytes());
-    bytes.extend_from_slice(&0u32.to_le_bytes());
-    bytes.extend_from_slice(&0u32.to_le_bytes());
-    bytes.extend_from_slice(&(1u64 << 40).to_le_bytes());
-    bytes.extend_from_slice(&[0; 8]);
+    let mut bytes = spec_dir::header(spec_dir::FLAG_LE, 0, 0, 1 << 40);
     bytes.resize(100, 0);
     let err = kiln_serde::from_reader::<_, Tensors>(&bytes[..]).unwrap_err();
     assert_eq!(err.code(), ErrorCode::Eof);

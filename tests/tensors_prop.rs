@@ -11,6 +11,9 @@ use kiln_serde::ErrorCode;
 use kiln_serde::Limits;
 use proptest::prelude::*;
 
+#[path = "support/spec_dir.rs"]
+mod spec_dir;
+
 const QUANT_DATA: [Dtype; 9] = [
     Dtype::U8,
     Dtype::I8,
@@ -343,13 +346,7 @@ proptest! {
         flags in 0u16..4,
         tail in proptest::collection::vec(any::<u8>(), 0..1500),
     ) {
-        let mut buf = Vec::new();
-        buf.extend_from_slice(b"KDIR\x02\x00");
-        buf.extend_from_slice(&flags.to_le_bytes());
-        buf.extend_from_slice(&count.to_le_bytes());
-        buf.extend_from_slice(&heap.to_le_bytes());
-        buf.extend_from_slice(&payload.to_le_bytes());
-        buf.extend_from_slice(&[0; 8]);
+        let mut buf = spec_dir::header(flags, count, heap, payload);
         buf.extend_from_slice(&tail);
         if let Ok(l) = validate(&buf, &Limits::default()) {
             let v = TensorsView::take_from_bytes(&buf, &Limits::default()).unwrap().0;

@@ -12,9 +12,11 @@
 //! `tensors` (a directory: name, dtype, shape, payload sha256, and quant or
 //! layout when present).
 //!
-//! The directory and frame cases live in `golden_dir.rs` and
-//! `golden_frame.rs` beside this file; `golden_digest.rs` has the SHA-256
-//! and FNV-1a 64 they need, so that nothing here calls the implementation.
+//! The directory cases live in `golden_dir.rs` and `golden_dir_faults.rs`,
+//! the frame cases in `golden_frame.rs`, beside this file; they write
+//! directories with the spec-derived writer of `spec_dir.rs`, and
+//! `golden_digest.rs` has the SHA-256 and FNV-1a 64 they need, so that
+//! nothing here calls the implementation.
 
 #![allow(dead_code)]
 
@@ -22,8 +24,12 @@
 pub mod golden_digest;
 #[path = "golden_dir.rs"]
 pub mod golden_dir;
+#[path = "golden_dir_faults.rs"]
+pub mod golden_dir_faults;
 #[path = "golden_frame.rs"]
 pub mod golden_frame;
+#[path = "spec_dir.rs"]
+pub mod spec_dir;
 
 use serde_json::{json, Value};
 
