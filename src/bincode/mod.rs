@@ -100,7 +100,10 @@
 //! [`crate::ser`] and [`crate::de`]).
 
 pub mod config;
+pub mod de;
 mod error;
+mod legacy;
+mod ser;
 
 use std::io::{Read, Write};
 use std::marker::PhantomData;
@@ -108,8 +111,13 @@ use std::marker::PhantomData;
 use serde::de::{DeserializeOwned, DeserializeSeed};
 use serde::{Deserialize, Serialize};
 
+#[allow(deprecated)]
+pub use self::config::Config;
 pub use self::config::{DefaultOptions, Options};
+pub use self::de::read::BincodeRead;
+pub use self::de::Deserializer;
 pub use self::error::{Error, ErrorKind, Result};
+pub use self::ser::Serializer;
 
 use self::error::{from_kiln, TRAILING_MSG};
 
@@ -127,6 +135,22 @@ use self::error::{from_kiln, TRAILING_MSG};
 #[inline]
 pub fn options() -> DefaultOptions {
     DefaultOptions::new()
+}
+
+/// bincode 1.3's deprecated `config()`: a [`Config`] with the free
+/// functions' settings (no limit, trailing bytes allowed).
+///
+/// # Examples
+/// ```
+/// # #![allow(deprecated)]
+/// let v: u8 = kiln_serde::bincode::config().deserialize(&[7, 0xff]).unwrap();
+/// assert_eq!(v, 7);
+/// ```
+#[inline]
+#[deprecated(since = "1.3.0", note = "please use `options()` instead")]
+#[allow(deprecated)]
+pub fn config() -> Config {
+    Config::new()
 }
 
 /// The options of the free functions: bincode 1.3's
@@ -221,6 +245,52 @@ pub fn deserialize<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
 /// ```
 pub fn deserialize_from<R: Read, T: DeserializeOwned>(reader: R) -> Result<T> {
     deserialize_from_seed_with(&FREE, PhantomData, reader)
+}
+
+/// Decodes one value from a custom [`BincodeRead`] with the free
+/// functions' settings; bytes the reader lends for `'a` can be borrowed.
+///
+/// # Errors
+/// As [`deserialize_from`]; an error the reader returns comes back
+/// unchanged.
+///
+/// # Examples
+/// ```
+/// use kiln_serde::bincode::{self, DefaultOptions, Deserializer};
+///
+/// // `Deserializer::from_slice` builds on bincode's own slice reader.
+/// let bytes = bincode::serialize(&5u32).unwrap();
+/// let v: u32 = serde::Deserialize::deserialize(
+///     &mut Deserializer::from_slice(&bytes, DefaultOptions::new()),
+/// )
+/// .unwrap();
+/// assert_eq!(v, 5);
+/// ```
+pub fn deserialize_from_custom<'a, R: BincodeRead<'a>, T: DeserializeOwned>(
+    reader: R,
+) -> Result<T> {
+    free().deserialize_from_custom(reader)
+}
+
+/// Decodes into an existing value from a custom [`BincodeRead`], with the
+/// free functions' settings (bincode 1.3 marks it "only use this if you know
+/// what you're doing").
+///
+/// # Errors
+/// As [`deserialize_from_custom`].
+#[doc(hidden)]
+pub fn deserialize_in_place<'a, R: BincodeRead<'a>, T: Deserialize<'a>>(
+    reader: R,
+    place: &mut T,
+) -> Result<()> {
+    free().deserialize_in_place(reader, place)
+}
+
+/// The free functions' settings as [`Options`].
+fn free() -> impl Options {
+    DefaultOptions::new()
+        .with_fixint_encoding()
+        .allow_trailing_bytes()
 }
 
 /// Fails with `SizeLimit` when a byte limit is set and `value` is bigger,
