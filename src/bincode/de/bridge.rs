@@ -62,10 +62,10 @@ fn from_io(e: io::Error, at: u64) -> Error {
 /// An error of the user's `BincodeRead`: `Io` as Kiln's EOF/IO, any other
 /// kind carried inside an IO error, so that [`super::passing`] hands the
 /// reader's own error back to the caller unchanged.
-fn from_user(e: crate::bincode::Error, at: u64) -> Error {
-    match *e {
+fn from_user(e: ErrorKind, at: u64) -> Error {
+    match e {
         ErrorKind::Io(io) => from_io(io, at),
-        other => Error::io(io::Error::new(io::ErrorKind::Other, other), Some(at)),
+        other => Error::io(io::Error::other(other), Some(at)),
     }
 }
 
@@ -156,7 +156,7 @@ impl<'de, R: BincodeRead<'de>> Read<'de> for Bridge<R> {
         let lent = self
             .reader
             .forward_read_bytes(n, Grab(&mut *scratch))
-            .map_err(|e| from_user(e, at))?;
+            .map_err(|e| from_user(*e, at))?;
         let bytes = match lent {
             Some(b) => Reference::Borrowed(b),
             None => Reference::Copied(&scratch[..]),
