@@ -20,6 +20,8 @@ while read -r name _; do
   skips+=(--skip "$name")
 done <"$here/upstream/skipped.txt"
 (cd "$here/upstream" && cargo test --test upstream -- --exact "${skips[@]}")
+echo "== old bytes against new (tests/sizes.rs: the numbers in the README)"
+(cd "$here/upstream" && cargo test --test sizes)
 
 echo "== [patch.crates-io] bincode = { path = compat/bincode1 } in a client crate"
 client="$(mktemp -d)"
