@@ -21,7 +21,7 @@
 //!
 //! What stays: the functions ([`serialize`], [`deserialize`],
 //! [`serialize_into`], [`deserialize_from`], [`serialized_size`],
-//! [`options`]), the [`Options`] builder and its types (module [`config`]),
+//! [`options`]), the [`Options`] builder and its types (module [`config`](mod@config)),
 //! [`Error`] = `Box<`[`ErrorKind`]`>` with bincode's variants, round trips,
 //! zero-copy `&str`/`&[u8]`, byte limits, trailing-bytes behaviour, and
 //! `Io(UnexpectedEof)` when a reader (or a slice) ends inside a value.
@@ -69,7 +69,7 @@
 //! A byte limit (`with_limit`) applies to serializing, `serialized_size`,
 //! and deserializing from readers **and slices**; bincode 1.3 ignored it
 //! for slices. Endianness and integer-encoding choices are accepted and
-//! have no effect on the bytes. See the [`config`] module for the details.
+//! have no effect on the bytes. See the [`config`](mod@config) module for the details.
 //!
 //! ## Reading a stream of values
 //!

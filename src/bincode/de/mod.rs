@@ -1,10 +1,10 @@
 //! bincode 1.3's `de` module: the public [`Deserializer`] and the
-//! [`read`] module with [`BincodeRead`](read::BincodeRead).
+//! [`read`] module with [`BincodeRead`].
 //!
 //! The `Deserializer` is a thin wrapper: `&mut Deserializer<R, O>`
 //! implements `serde::Deserializer` by forwarding every method to Kiln's
 //! [`crate::de::Deserializer`] running over `R`, and translates its errors
-//! to [`ErrorKind`](super::ErrorKind)s.
+//! to [`ErrorKind`]s.
 
 mod bridge;
 pub mod read;
