@@ -184,13 +184,19 @@ fn options_slice<'a, T: Deserialize<'a> + Serialize, O: Options + Copy>(
     });
     match (r, expect) {
         (Ok(v), Some(enc)) => {
-            assert!(options_accept(plan, enc.len(), data.len()), "{plan:?} accepted");
+            assert!(
+                options_accept(plan, enc.len(), data.len()),
+                "{plan:?} accepted"
+            );
             let again = o.serialize(&v).expect("re-encodes under its own options");
             assert_eq!(&again, enc, "options change the bytes");
             assert_eq!(o.serialized_size(&v).ok(), Some(enc.len() as u64));
         }
         (Err(_), Some(enc)) => {
-            assert!(!options_accept(plan, enc.len(), data.len()), "{plan:?} refused");
+            assert!(
+                !options_accept(plan, enc.len(), data.len()),
+                "{plan:?} refused"
+            );
         }
         (Ok(_), None) => panic!("{plan:?} decodes what deserialize refused"),
         (Err(e), None) => {

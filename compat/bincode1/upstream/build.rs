@@ -25,7 +25,11 @@ fn main() {
     let mut found = None;
     if let Ok(registries) = std::fs::read_dir(&src) {
         for reg in registries.flatten() {
-            let file = reg.path().join("bincode-1.3.3").join("tests").join("test.rs");
+            let file = reg
+                .path()
+                .join("bincode-1.3.3")
+                .join("tests")
+                .join("test.rs");
             if file.is_file() {
                 found = Some(file);
                 break;
@@ -35,7 +39,10 @@ fn main() {
     match found {
         Some(file) => {
             println!("cargo:rerun-if-changed={}", file.display());
-            println!("cargo:rustc-env=BINCODE_UPSTREAM_TEST_RS={}", file.display());
+            println!(
+                "cargo:rustc-env=BINCODE_UPSTREAM_TEST_RS={}",
+                file.display()
+            );
         }
         None => {
             // A path that does not exist makes cargo rerun this script on

@@ -30,7 +30,11 @@ fn store() -> Vec<Record> {
             score: i as f32 * 0.5,
             name: format!("item-{}", i),
             tags: (0..(i % 4) as u16).collect(),
-            parent: if i % 2 == 0 { Some(u64::from(i / 2)) } else { None },
+            parent: if i % 2 == 0 {
+                Some(u64::from(i / 2))
+            } else {
+                None
+            },
         })
         .collect()
 }
@@ -60,7 +64,9 @@ fn small_record_store_old_and_new_bytes() {
     // Kiln reads its own bytes back, and not bincode's.
     let back: Vec<Record> = bincode::deserialize(&bincode::serialize(&s).unwrap()).unwrap();
     assert_eq!(back, s);
-    assert!(bincode::deserialize::<Vec<Record>>(&bincode_upstream::serialize(&s).unwrap()).is_err());
+    assert!(
+        bincode::deserialize::<Vec<Record>>(&bincode_upstream::serialize(&s).unwrap()).is_err()
+    );
 
     // A byte limit sized for varint data trips on Kiln's larger bytes.
     let limit = varint as u64;
