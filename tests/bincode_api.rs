@@ -379,6 +379,12 @@ fn tensors_through_a_bincode_read() {
     let t: Tensors = b.build().unwrap();
     let value = (7u8, t.clone(), "after".to_string());
     let bytes = bincode::serialize(&value).unwrap();
+    // The public Serializer writes the directory block in place too.
+    let mut out = Vec::new();
+    value
+        .serialize(&mut Serializer::new(&mut out, DefaultOptions::new()))
+        .unwrap();
+    assert_eq!(out, bytes);
     let back: (u8, Tensors, String) =
         bincode::deserialize_from_custom(Lender::new(&bytes)).unwrap();
     assert_eq!(back, value);
