@@ -332,6 +332,44 @@ fn a_readers_own_error_comes_back_unchanged() {
     );
 }
 
+/// A reader whose `io::Read` fails with its own `io::Error`.
+struct Denied;
+
+impl io::Read for Denied {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        Err(io::Error::new(io::ErrorKind::PermissionDenied, "nope"))
+    }
+}
+
+impl<'a> BincodeRead<'a> for Denied {
+    fn forward_read_str<V: Visitor<'a>>(&mut self, n: usize, v: V) -> Result<V::Value> {
+        self.forward_read_bytes(n, v)
+    }
+
+    fn get_byte_buffer(&mut self, _: usize) -> Result<Vec<u8>> {
+        Err(Box::new(ErrorKind::Io(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "nope",
+        ))))
+    }
+
+    fn forward_read_bytes<V: Visitor<'a>>(&mut self, n: usize, _: V) -> Result<V::Value> {
+        self.get_byte_buffer(n).map(|_| unreachable!())
+    }
+}
+
+#[test]
+fn a_readers_io_error_comes_back_with_its_kind_and_text() {
+    let e = bincode::deserialize_from_custom::<_, u32>(Denied).unwrap_err();
+    match *e {
+        ErrorKind::Io(ref io) => {
+            assert_eq!(io.kind(), io::ErrorKind::PermissionDenied);
+            assert_eq!(io.to_string(), "nope");
+        }
+        ref other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn custom_readers_get_kilns_checks() {
     let opts = DefaultOptions::new();

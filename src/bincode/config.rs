@@ -218,7 +218,8 @@ pub trait Options: sealed::Sealed + Sized {
     ///
     /// # Errors
     /// As [`deserialize_from`](Options::deserialize_from); an error the
-    /// reader returns comes back unchanged.
+    /// reader returns comes back unchanged (`Io(UnexpectedEof)` with Kiln's
+    /// message, which names the offset).
     fn deserialize_from_custom<'a, R: super::BincodeRead<'a>, T: DeserializeOwned>(
         self,
         reader: R,

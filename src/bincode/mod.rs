@@ -109,7 +109,8 @@
 //! [`deserialize_from_custom`], `deserialize_in_place`, the `Options`
 //! methods built on them, and the deprecated `config()` / [`Config`]. A
 //! custom `BincodeRead` that lends bytes with `visit_borrowed_bytes` gives
-//! zero-copy `&str`/`&[u8]`; an error it returns comes back unchanged.
+//! zero-copy `&str`/`&[u8]`; an error it returns comes back unchanged
+//! (`Io(UnexpectedEof)` with Kiln's message, which names the offset).
 //! bincode 1.3.3's own `tests/test.rs` compiles unchanged against this
 //! module and passes, except the 8 tests that assert bincode's byte layout.
 
@@ -266,7 +267,8 @@ pub fn deserialize_from<R: Read, T: DeserializeOwned>(reader: R) -> Result<T> {
 ///
 /// # Errors
 /// As [`deserialize_from`]; an error the reader returns comes back
-/// unchanged.
+/// unchanged (`Io(UnexpectedEof)` with Kiln's message, which names the
+/// offset).
 ///
 /// # Examples
 /// ```
