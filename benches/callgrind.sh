@@ -22,7 +22,7 @@ datasets=${1:-"log mesh savedata updates"}
 ops=${2:-"ser serw de deb"}
 formats=${3:-"kiln bincode1 postcard bitcode"}
 
-exe=$(cargo bench --bench profile --no-run --message-format=json 2>/dev/null |
+exe=$(cargo bench -p kiln_benches --bench profile --no-run --message-format=json 2>/dev/null |
   python3 -c 'import sys, json
 for line in sys.stdin:
     m = json.loads(line)

@@ -1,6 +1,8 @@
 //! Moving a bincode 1.3 user to Kiln: the code below is what a bincode user
 //! writes, unchanged except for one line, `use kiln_serde::bincode;`.
-//! Only the bytes change (they are Kiln's). See docs/bincode-migration.md.
+//! The bytes change (they are Kiln's); the README's "Coming from bincode
+//! 1.x" lists every difference, and how to switch a whole dependency graph
+//! with `[patch.crates-io]` and the `compat/bincode1` crate instead.
 //!
 //! Run: `cargo run --example bincode_migration`
 

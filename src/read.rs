@@ -35,7 +35,9 @@ impl Reference<'_, '_> {
     }
 }
 
-mod private {
+/// Seals [`Read`]; `pub(crate)` so that `bincode`'s adapter over a user's
+/// `BincodeRead` can be a third reader.
+pub(crate) mod private {
     pub trait Sealed {}
 }
 

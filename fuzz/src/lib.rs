@@ -9,6 +9,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io;
 
+pub mod bincode;
+
 use kiln_serde::ErrorCode;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -462,7 +464,7 @@ pub fn check_view(view: &TensorsView<'_>) {
 
 /// A bare directory block through every reader.
 pub fn check_block(buf: &[u8], plan: &[u8]) {
-    let opts = Options::default();
+    let opts = kiln_serde::Limits::DEFAULT;
     let layout = tensors::validate(buf, &opts);
     let taken = TensorsView::take_from_bytes(buf, &opts);
     let exact = TensorsView::from_bytes(buf, &opts);
@@ -573,7 +575,7 @@ pub fn check_record(buf: &[u8], plan: &[u8]) {
 /// `check_buffer` on a bare or framed directory file agrees with the view
 /// readers (offsets shifted by the frame).
 pub fn check_file(buf: &[u8]) {
-    let opts = Options::default();
+    let opts = kiln_serde::Limits::DEFAULT;
     let r = tensors::check_buffer(buf, &opts);
     if let Err(e) = &r {
         check_error(e, buf.len());

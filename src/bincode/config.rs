@@ -35,6 +35,9 @@ use serde::{Deserialize, Serialize};
 
 use super::Result;
 
+#[allow(deprecated)]
+pub use super::legacy::Config;
+
 mod sealed {
     /// Only this module's option types implement `Options`.
     pub trait Sealed {}
@@ -208,6 +211,46 @@ pub trait Options: sealed::Sealed + Sized {
         reader: R,
     ) -> Result<T::Value> {
         super::deserialize_from_seed_with(&self.kiln_options(), seed, reader)
+    }
+
+    /// Decodes one value from a custom [`BincodeRead`](super::BincodeRead);
+    /// bytes it lends for `'a` can be borrowed. No trailing-bytes check.
+    ///
+    /// # Errors
+    /// As [`deserialize_from`](Options::deserialize_from); an error the
+    /// reader returns comes back unchanged (`Io(UnexpectedEof)` with Kiln's
+    /// message, which names the offset).
+    fn deserialize_from_custom<'a, R: super::BincodeRead<'a>, T: DeserializeOwned>(
+        self,
+        reader: R,
+    ) -> Result<T> {
+        super::de::from_custom_seed(self, PhantomData, reader)
+    }
+
+    /// Decodes one value from a custom [`BincodeRead`](super::BincodeRead)
+    /// with a `DeserializeSeed`.
+    ///
+    /// # Errors
+    /// As [`deserialize_from_custom`](Options::deserialize_from_custom).
+    fn deserialize_from_custom_seed<'a, R: super::BincodeRead<'a>, T: DeserializeSeed<'a>>(
+        self,
+        seed: T,
+        reader: R,
+    ) -> Result<T::Value> {
+        super::de::from_custom_seed(self, seed, reader)
+    }
+
+    /// Decodes into an existing value (`Deserialize::deserialize_in_place`)
+    /// from a custom [`BincodeRead`](super::BincodeRead).
+    ///
+    /// # Errors
+    /// As [`deserialize_from_custom`](Options::deserialize_from_custom).
+    fn deserialize_in_place<'a, R, T>(self, reader: R, place: &mut T) -> Result<()>
+    where
+        R: super::BincodeRead<'a>,
+        T: Deserialize<'a>,
+    {
+        super::de::in_place(self, reader, place)
     }
 }
 

@@ -21,7 +21,7 @@
 //!
 //! What stays: the functions ([`serialize`], [`deserialize`],
 //! [`serialize_into`], [`deserialize_from`], [`serialized_size`],
-//! [`options`]), the [`Options`] builder and its types (module [`config`]),
+//! [`options`]), the [`Options`] builder and its types (module [`config`](mod@config)),
 //! [`Error`] = `Box<`[`ErrorKind`]`>` with bincode's variants, round trips,
 //! zero-copy `&str`/`&[u8]`, byte limits, trailing-bytes behaviour, and
 //! `Io(UnexpectedEof)` when a reader (or a slice) ends inside a value.
@@ -30,19 +30,29 @@
 //! little-endian integers, u32 counts, option and bool bytes checked, map
 //! keys sorted), whatever endianness or integer encoding the options name.
 //! Data written by bincode cannot be read here, and the other way round.
+//! For a store of 1,000 small records, bincode's free functions wrote
+//! 40,898 bytes, its varint `DefaultOptions` 20,889, Kiln 32,894, so a
+//! `with_limit` sized for varint data trips earlier. Maps are written with
+//! sorted keys (duplicate keys are an error), nesting past the depth cap is
+//! `SizeLimit`, and `Custom` messages carry Kiln's code and byte offset. The
+//! README's "Coming from bincode 1.x" has the full list.
 //!
-//! ## Other ways to switch
+//! ## Switching without touching any source
 //!
-//! - Renaming the package (`bincode = { package = "kiln_serde", .. }` in
-//!   `Cargo.toml`) makes `bincode` the **crate root**: `bincode::serialize`
-//!   and the other four functions still compile, but they are Kiln's own
-//!   (error type [`crate::Error`], trailing bytes rejected, Kiln's default
-//!   caps), and `bincode::Options` is Kiln's options struct, not this trait.
-//!   Add `use bincode::bincode;` to a file to get this module under the
-//!   rename.
-//! - With no source change at all: a local crate named `bincode` whose
-//!   `lib.rs` is `pub use kiln_serde::bincode::*;`, used as the `bincode`
-//!   dependency.
+//! The package in the repository's `compat/bincode1/` is named `bincode`,
+//! version `1.3.3+kiln` (feature `i128`), and re-exports this module. With
+//!
+//! ```toml
+//! [patch.crates-io]
+//! bincode = { path = "../kiln_serde/compat/bincode1" }
+//! ```
+//!
+//! your code and every crate in the graph that uses bincode 1.3 switch.
+//! `cargo tree -i bincode` shows the path when the patch took; a
+//! "patch ... was not used" warning means Cargo kept the real crate (see the
+//! README, "Coming from bincode 1.x"). Renaming the package
+//! (`bincode = { package = "kiln_serde", .. }`) does not work: the crate
+//! root has no bincode functions.
 //!
 //! ## Defaults
 //!
@@ -59,7 +69,7 @@
 //! A byte limit (`with_limit`) applies to serializing, `serialized_size`,
 //! and deserializing from readers **and slices**; bincode 1.3 ignored it
 //! for slices. Endianness and integer-encoding choices are accepted and
-//! have no effect on the bytes. See the [`config`] module for the details.
+//! have no effect on the bytes. See the [`config`](mod@config) module for the details.
 //!
 //! ## Reading a stream of values
 //!
@@ -92,15 +102,23 @@
 //! offset. Kiln encodes sequences of unknown length, so
 //! `SequenceMustHaveLength` never happens.
 //!
-//! ## Not provided
+//! ## The rest of bincode 1.3's API
 //!
-//! bincode 1.3's deprecated `config()` / `Config`, `BincodeRead` and the
-//! functions built on it (`deserialize_from_custom`, `deserialize_in_place`),
-//! and the public `Serializer` / `Deserializer` types (Kiln's are in
-//! the crate's private serializer and [`crate::de`]).
+//! The public [`Serializer`] and [`Deserializer`], [`BincodeRead`] with
+//! [`de::read::SliceReader`] and [`de::read::IoReader`],
+//! [`deserialize_from_custom`], `deserialize_in_place`, the `Options`
+//! methods built on them, and the deprecated `config()` / [`Config`]. A
+//! custom `BincodeRead` that lends bytes with `visit_borrowed_bytes` gives
+//! zero-copy `&str`/`&[u8]`; an error it returns comes back unchanged
+//! (`Io(UnexpectedEof)` with Kiln's message, which names the offset).
+//! bincode 1.3.3's own `tests/test.rs` compiles unchanged against this
+//! module and passes, except the 8 tests that assert bincode's byte layout.
 
 pub mod config;
+pub mod de;
 mod error;
+mod legacy;
+mod ser;
 
 use std::io::{Read, Write};
 use std::marker::PhantomData;
@@ -108,8 +126,13 @@ use std::marker::PhantomData;
 use serde::de::{DeserializeOwned, DeserializeSeed};
 use serde::{Deserialize, Serialize};
 
+#[allow(deprecated)]
+pub use self::config::Config;
 pub use self::config::{DefaultOptions, Options};
+pub use self::de::read::BincodeRead;
+pub use self::de::Deserializer;
 pub use self::error::{Error, ErrorKind, Result};
+pub use self::ser::Serializer;
 
 use self::error::{from_kiln, TRAILING_MSG};
 
@@ -127,6 +150,22 @@ use self::error::{from_kiln, TRAILING_MSG};
 #[inline]
 pub fn options() -> DefaultOptions {
     DefaultOptions::new()
+}
+
+/// bincode 1.3's deprecated `config()`: a [`Config`] with the free
+/// functions' settings (no limit, trailing bytes allowed).
+///
+/// # Examples
+/// ```
+/// # #![allow(deprecated)]
+/// let v: u8 = kiln_serde::bincode::config().deserialize(&[7, 0xff]).unwrap();
+/// assert_eq!(v, 7);
+/// ```
+#[inline]
+#[deprecated(since = "1.3.0", note = "please use `options()` instead")]
+#[allow(deprecated)]
+pub fn config() -> Config {
+    Config::new()
 }
 
 /// The options of the free functions: bincode 1.3's
@@ -221,6 +260,53 @@ pub fn deserialize<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
 /// ```
 pub fn deserialize_from<R: Read, T: DeserializeOwned>(reader: R) -> Result<T> {
     deserialize_from_seed_with(&FREE, PhantomData, reader)
+}
+
+/// Decodes one value from a custom [`BincodeRead`] with the free
+/// functions' settings; bytes the reader lends for `'a` can be borrowed.
+///
+/// # Errors
+/// As [`deserialize_from`]; an error the reader returns comes back
+/// unchanged (`Io(UnexpectedEof)` with Kiln's message, which names the
+/// offset).
+///
+/// # Examples
+/// ```
+/// use kiln_serde::bincode::{self, DefaultOptions, Deserializer};
+///
+/// // `Deserializer::from_slice` builds on bincode's own slice reader.
+/// let bytes = bincode::serialize(&5u32).unwrap();
+/// let v: u32 = serde::Deserialize::deserialize(
+///     &mut Deserializer::from_slice(&bytes, DefaultOptions::new()),
+/// )
+/// .unwrap();
+/// assert_eq!(v, 5);
+/// ```
+pub fn deserialize_from_custom<'a, R: BincodeRead<'a>, T: DeserializeOwned>(
+    reader: R,
+) -> Result<T> {
+    free().deserialize_from_custom(reader)
+}
+
+/// Decodes into an existing value from a custom [`BincodeRead`], with the
+/// free functions' settings (bincode 1.3 marks it "only use this if you know
+/// what you're doing").
+///
+/// # Errors
+/// As [`deserialize_from_custom`].
+#[doc(hidden)]
+pub fn deserialize_in_place<'a, R: BincodeRead<'a>, T: Deserialize<'a>>(
+    reader: R,
+    place: &mut T,
+) -> Result<()> {
+    free().deserialize_in_place(reader, place)
+}
+
+/// The free functions' settings as [`Options`].
+fn free() -> impl Options {
+    DefaultOptions::new()
+        .with_fixint_encoding()
+        .allow_trailing_bytes()
 }
 
 /// Fails with `SizeLimit` when a byte limit is set and `value` is bigger,

@@ -1,0 +1,226 @@
+//! Kiln's sealed `read::Read` over a user's [`BincodeRead`]: the third
+//! reader (besides `SliceRead` and `IoRead`), so that Kiln's deserializer
+//! runs on any bincode byte source and borrows what it lends.
+
+use std::fmt;
+use std::io;
+
+use serde::de::Visitor;
+
+use super::read::BincodeRead;
+use crate::bincode::ErrorKind;
+use crate::error::{Error, ErrorCode, Result};
+use crate::limits::Limits;
+use crate::read::{private, IoRead, Read, Reference};
+
+/// A [`BincodeRead`] as a Kiln reader: position, byte limit and the map-key
+/// record that Kiln's map-order check needs (as `IoRead` keeps them).
+pub(crate) struct Bridge<R> {
+    reader: R,
+    pos: u64,
+    limit: Option<u64>,
+    recording: u32,
+    open_maps: u32,
+    record: Vec<u8>,
+}
+
+impl<R> Bridge<R> {
+    pub(crate) fn new(reader: R, limit: Option<u64>) -> Self {
+        Bridge {
+            reader,
+            pos: 0,
+            limit,
+            recording: 0,
+            open_maps: 0,
+            record: Vec::new(),
+        }
+    }
+
+    fn check_limit(&self, n: usize, at: u64) -> Result<()> {
+        if let Some(limit) = self.limit {
+            if self.pos.saturating_add(n as u64) > limit {
+                return Err(Error::at(
+                    ErrorCode::Limit,
+                    at,
+                    format!("reading {n} more bytes passes the size limit of {limit} bytes"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An `io::Error` from the reader as Kiln's EOF or IO error.
+fn from_io(e: io::Error, at: u64) -> Error {
+    if e.kind() == io::ErrorKind::UnexpectedEof {
+        Error::at(ErrorCode::Eof, at, "the stream ended inside a value")
+    } else {
+        Error::io(e, Some(at))
+    }
+}
+
+/// An error of the user's `BincodeRead`: `Io` as Kiln's EOF/IO, any other
+/// kind carried inside an IO error, so that [`super::passing`] hands the
+/// reader's own error back to the caller unchanged.
+fn from_user(e: ErrorKind, at: u64) -> Error {
+    match e {
+        ErrorKind::Io(io) => from_io(io, at),
+        other => Error::io(io::Error::other(other), Some(at)),
+    }
+}
+
+/// Takes the bytes a `BincodeRead` lends: borrowed for `'de`, or copied
+/// into the scratch buffer.
+struct Grab<'s>(&'s mut Vec<u8>);
+
+impl<'de> Visitor<'de> for Grab<'_> {
+    type Value = Option<&'de [u8]>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("bytes")
+    }
+
+    fn visit_borrowed_bytes<E: serde::de::Error>(
+        self,
+        v: &'de [u8],
+    ) -> std::result::Result<Self::Value, E> {
+        Ok(Some(v))
+    }
+
+    fn visit_borrowed_str<E: serde::de::Error>(
+        self,
+        v: &'de str,
+    ) -> std::result::Result<Self::Value, E> {
+        Ok(Some(v.as_bytes()))
+    }
+
+    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> std::result::Result<Self::Value, E> {
+        self.0.clear();
+        self.0.extend_from_slice(v);
+        Ok(None)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+        self.visit_bytes(v.as_bytes())
+    }
+
+    fn visit_byte_buf<E: serde::de::Error>(
+        self,
+        v: Vec<u8>,
+    ) -> std::result::Result<Self::Value, E> {
+        *self.0 = v;
+        Ok(None)
+    }
+
+    fn visit_string<E: serde::de::Error>(self, v: String) -> std::result::Result<Self::Value, E> {
+        self.visit_byte_buf(v.into_bytes())
+    }
+}
+
+impl<R> private::Sealed for Bridge<R> {}
+
+impl<'de, R: BincodeRead<'de>> Read<'de> for Bridge<R> {
+    fn offset(&self) -> u64 {
+        self.pos
+    }
+
+    fn remaining(&self) -> Option<usize> {
+        None
+    }
+
+    fn trailing(&self) -> usize {
+        0
+    }
+
+    fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let at = self.pos;
+        self.check_limit(N, at)?;
+        let mut out = [0u8; N];
+        self.reader
+            .read_exact(&mut out)
+            .map_err(|e| from_io(e, at))?;
+        if self.recording > 0 {
+            self.record.extend_from_slice(&out);
+        }
+        self.pos += N as u64;
+        Ok(out)
+    }
+
+    fn take<'s>(
+        &'s mut self,
+        n: usize,
+        at: u64,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Reference<'de, 's>> {
+        self.check_limit(n, at)?;
+        let lent = self
+            .reader
+            .forward_read_bytes(n, Grab(&mut *scratch))
+            .map_err(|e| from_user(*e, at))?;
+        let bytes = match lent {
+            Some(b) => Reference::Borrowed(b),
+            None => Reference::Copied(&scratch[..]),
+        };
+        let got = bytes.as_slice().len();
+        if got != n {
+            return Err(Error::io(
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("the BincodeRead handed out {got} bytes where {n} were asked for"),
+                ),
+                Some(at),
+            ));
+        }
+        if self.recording > 0 {
+            self.record.extend_from_slice(bytes.as_slice());
+        }
+        self.pos += n as u64;
+        Ok(bytes)
+    }
+
+    fn tensors_block<'s>(
+        &'s mut self,
+        limits: &Limits,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Reference<'de, 's>> {
+        // Kiln's stream reader does the work, over this reader's bytes.
+        let base = self.pos;
+        let left = self.limit.map(|l| l.saturating_sub(base));
+        let mut io = IoRead::new(&mut self.reader, left);
+        let r = <IoRead<&mut R> as Read<'de>>::tensors_block(&mut io, limits, scratch).map(|_| ());
+        let used = <IoRead<&mut R> as Read<'de>>::offset(&io);
+        self.pos = base.saturating_add(used);
+        r.map_err(|e| e.shifted(base))?;
+        if self.recording > 0 {
+            self.record.extend_from_slice(scratch);
+        }
+        Ok(Reference::Copied(&scratch[..]))
+    }
+
+    fn mark(&self) -> usize {
+        self.record.len()
+    }
+
+    fn captured(&self, from: usize, to: usize) -> &[u8] {
+        self.record.get(from..to).unwrap_or(&[])
+    }
+
+    fn begin_key(&mut self) {
+        self.recording += 1;
+    }
+
+    fn end_key(&mut self) {
+        self.recording = self.recording.saturating_sub(1);
+    }
+
+    fn map_open(&mut self) {
+        self.open_maps += 1;
+    }
+
+    fn map_close(&mut self) {
+        self.open_maps = self.open_maps.saturating_sub(1);
+        if self.open_maps == 0 {
+            self.record.clear();
+        }
+    }
+}
