@@ -85,7 +85,7 @@ pub use options::Options;
 /// assert_eq!(kiln_serde::to_vec(&(1u8, 2u16)).unwrap(), [1, 2, 0]);
 /// ```
 pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
-    Options::DEFAULT.to_vec(value)
+    ser::to_vec(value, &Limits::DEFAULT)
 }
 
 /// Encodes `value` into a writer.
@@ -100,7 +100,7 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// assert_eq!(out, [2, 0, 0, 0, b'h', b'i']);
 /// ```
 pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(writer: W, value: &T) -> Result<()> {
-    Options::DEFAULT.to_writer(writer, value)
+    ser::to_writer(writer, value, &Limits::DEFAULT)
 }
 
 /// Encodes `value`, appending its bytes to `out`: the reused-buffer form
@@ -117,7 +117,7 @@ pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(writer: W, value: &T)
 /// assert_eq!(buf, [0xAA, 1, 0]);
 /// ```
 pub fn to_extend<T: ?Sized + Serialize>(out: &mut Vec<u8>, value: &T) -> Result<()> {
-    Options::DEFAULT.to_extend(out, value)
+    ser::to_extend(out, value, &Limits::DEFAULT)
 }
 
 /// The number of bytes [`to_vec`] would produce, without keeping them.
@@ -136,7 +136,7 @@ pub fn to_extend<T: ?Sized + Serialize>(out: &mut Vec<u8>, value: &T) -> Result<
 /// assert_eq!(kiln_serde::serialized_size(&vec![1u32, 2]).unwrap(), 12);
 /// ```
 pub fn serialized_size<T: ?Sized + Serialize>(value: &T) -> Result<u64> {
-    Options::DEFAULT.serialized_size(value)
+    ser::serialized_size(value, &Limits::DEFAULT)
 }
 
 /// Decodes a standalone buffer holding exactly one value. `&str` and
@@ -152,7 +152,7 @@ pub fn serialized_size<T: ?Sized + Serialize>(value: &T) -> Result<u64> {
 /// assert_eq!(s, "hi");
 /// ```
 pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
-    Options::DEFAULT.from_slice(bytes)
+    de::from_slice(bytes, &Limits::DEFAULT, false)
 }
 
 /// Decodes one value from the front of `bytes` and returns the rest (for
@@ -167,7 +167,7 @@ pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
 /// assert_eq!((a, rest), (1, &[2u8][..]));
 /// ```
 pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
-    Options::DEFAULT.take_from_slice(bytes)
+    de::take_from_slice(bytes, &Limits::DEFAULT)
 }
 
 /// Decodes one value from a stream, reading exactly its bytes (so values
@@ -185,5 +185,5 @@ pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T,
 /// assert_eq!((a, b), (1, 2));
 /// ```
 pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(reader: R) -> Result<T> {
-    Options::DEFAULT.from_reader(reader)
+    de::from_reader(reader, &Limits::DEFAULT)
 }

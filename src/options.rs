@@ -7,7 +7,7 @@
 //! | `trailing` (bytes after a standalone value) | rejected | TRAILING |
 //! | `require_hash` (framed reading: frame must carry a hash) | no | SCHEMA |
 //!
-//! The free functions of the crate root are exactly these methods on
+//! The free functions of the crate root behave exactly as these methods on
 //! [`Options::DEFAULT`].
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -157,6 +157,7 @@ impl Options {
     /// let opts = kiln_serde::Options::new();
     /// assert_eq!(opts.to_vec(&(1u8, 2u16)).unwrap(), [1, 2, 0]);
     /// ```
+    #[inline]
     pub fn to_vec<T: ?Sized + Serialize>(&self, value: &T) -> Result<Vec<u8>> {
         ser::to_vec(value, &self.limits)
     }
@@ -174,6 +175,7 @@ impl Options {
     /// kiln_serde::Options::new().to_extend(&mut buf, &1u16).unwrap();
     /// assert_eq!(buf, [0xAA, 1, 0]);
     /// ```
+    #[inline]
     pub fn to_extend<T: ?Sized + Serialize>(&self, out: &mut Vec<u8>, value: &T) -> Result<()> {
         ser::to_extend(out, value, &self.limits)
     }
@@ -189,6 +191,7 @@ impl Options {
     /// kiln_serde::Options::new().to_writer(&mut out, &"hi").unwrap();
     /// assert_eq!(out, [2, 0, 0, 0, b'h', b'i']);
     /// ```
+    #[inline]
     pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(
         &self,
         writer: W,
@@ -213,6 +216,7 @@ impl Options {
     /// ```
     /// assert_eq!(kiln_serde::Options::new().serialized_size(&vec![1u32, 2]).unwrap(), 12);
     /// ```
+    #[inline]
     pub fn serialized_size<T: ?Sized + Serialize>(&self, value: &T) -> Result<u64> {
         ser::serialized_size(value, &self.limits)
     }
@@ -230,6 +234,7 @@ impl Options {
     /// let s: &str = kiln_serde::Options::new().from_slice(&[2, 0, 0, 0, b'h', b'i']).unwrap();
     /// assert_eq!(s, "hi");
     /// ```
+    #[inline]
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
         de::from_slice(bytes, &self.limits, self.allow_trailing)
     }
@@ -246,6 +251,7 @@ impl Options {
     /// let (a, rest): (u8, &[u8]) = opts.take_from_slice(&[1, 2]).unwrap();
     /// assert_eq!((a, rest), (1, &[2u8][..]));
     /// ```
+    #[inline]
     pub fn take_from_slice<'de, T: Deserialize<'de>>(
         &self,
         bytes: &'de [u8],
@@ -270,6 +276,7 @@ impl Options {
     /// let b: u8 = opts.from_reader(&mut input).unwrap();
     /// assert_eq!((a, b), (1, 2));
     /// ```
+    #[inline]
     pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
         de::from_reader(reader, &self.limits)
     }
@@ -285,6 +292,7 @@ impl Options {
     /// let v: u16 = kiln_serde::Options::new().from_slice_seed(PhantomData::<u16>, &[7, 0]).unwrap();
     /// assert_eq!(v, 7);
     /// ```
+    #[inline]
     pub fn from_slice_seed<'de, S: serde::de::DeserializeSeed<'de>>(
         &self,
         seed: S,
