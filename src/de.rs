@@ -22,6 +22,8 @@ use crate::limits::Limits;
 use crate::read::{IoRead, Read, Reference, SliceRead};
 use crate::tensors::TENSORS_TOKEN;
 
+mod key;
+
 /// Size hint for a stream, where the bytes that remain are unknown.
 const STREAM_HINT_CAP: usize = 4096;
 
@@ -438,6 +440,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
 
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.in_key > 0 {
+            // Maybe a list<u8> key, which sorts by content (spec 2.1).
+            return self.key_seq(visitor);
+        }
         let (n, at) = self.count()?;
         self.enter(at)?;
         let hint = self.hint(n);

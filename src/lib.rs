@@ -51,6 +51,7 @@ pub mod read;
 pub mod schema;
 pub mod ser;
 mod size;
+pub mod sorted;
 pub mod tensors;
 pub use tensors::{Dtype, Tensors, TensorsBuilder, TensorsView};
 

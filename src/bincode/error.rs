@@ -54,7 +54,8 @@ pub enum ErrorKind {
     /// non-self-describing format cannot offer.
     DeserializeAnyNotSupported,
     /// The size limit of `with_limit` was passed (also: a length above the
-    /// wire maximum of 4,294,967,295, or nesting deeper than 128).
+    /// wire maximum of 4,294,967,295, or nesting deeper than the depth cap,
+    /// [`BINCODE_MAX_DEPTH`](super::config::BINCODE_MAX_DEPTH) by default).
     SizeLimit,
     /// Kept for source compatibility: Kiln encodes sequences of unknown
     /// length, so this module never returns it.
@@ -175,7 +176,8 @@ mod tests {
 
     fn utf8_error() -> Utf8Error {
         // "a", a truncated 2-byte sequence start, "b".
-        std::str::from_utf8(&[b'a', 0xc3, b'b']).unwrap_err()
+        let bytes = vec![b'a', 0xc3, b'b'];
+        std::str::from_utf8(&bytes).unwrap_err()
     }
 
     /// The kind depends on the code and the detail only: the same detail

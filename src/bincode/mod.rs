@@ -108,7 +108,7 @@ use std::marker::PhantomData;
 use serde::de::{DeserializeOwned, DeserializeSeed};
 use serde::{Deserialize, Serialize};
 
-pub use self::config::{DefaultOptions, Options};
+pub use self::config::{DefaultOptions, KilnOptionsExt, Options};
 pub use self::error::{Error, ErrorKind, Result};
 
 use self::error::{from_kiln, TRAILING_MSG};
