@@ -31,7 +31,7 @@ enum Sink<'w> {
 }
 
 /// The Frozen serializer. Use [`to_vec`](crate::to_vec),
-/// [`to_writer`](crate::to_writer) or the [`Options`] methods rather than
+/// [`to_writer`](crate::to_writer) or the [`Options`](crate::Options) methods rather than
 /// building one directly.
 ///
 /// `STREAM` is false for `to_vec` and friends (the buffer is the result, it
