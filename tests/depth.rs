@@ -311,3 +311,32 @@ fn structs_tuples_newtypes_and_unit_variants_add_no_level() {
     // The unit variant: no level on either side.
     assert_eq!(zero.from_slice::<List>(&[1, 0, 0, 0]).unwrap(), List::Nil);
 }
+
+/// A map key's seq (a `list<u8>` key, spec 2.1) is a level too, on both
+/// sides, like any seq.
+#[test]
+fn a_map_keys_seq_is_a_level() {
+    let map = std::collections::BTreeMap::from([(vec![1u8], 0u8)]);
+    let two = Options::new().with_max_depth(2);
+    let bytes = two.to_vec(&map).unwrap();
+    assert_eq!(bytes, [1, 0, 0, 0, 1, 0, 0, 0, 1, 0]);
+    assert_eq!(
+        two.from_slice::<std::collections::BTreeMap<Vec<u8>, u8>>(&bytes)
+            .unwrap(),
+        map
+    );
+    let one = Options::new().with_max_depth(1);
+    assert_limit(one.to_vec(&map), 4, 1, "key seq on encode");
+    assert_limit(
+        one.from_slice::<std::collections::BTreeMap<Vec<u8>, u8>>(&bytes),
+        4,
+        1,
+        "key seq on decode",
+    );
+    assert_limit(
+        one.from_reader::<_, std::collections::BTreeMap<Vec<u8>, u8>>(&bytes[..]),
+        4,
+        1,
+        "key seq on decode, stream",
+    );
+}
