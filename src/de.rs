@@ -4,13 +4,25 @@
 //! indexes the type lacks, and maps whose keys do not strictly increase are
 //! TYPE. Counts are checked against the caps and the bytes that remain
 //! before anything is allocated (spec section 6).
+//!
+//! Depth (spec 6) counts seqs, maps, `Some` contents and enum variant
+//! contents, the levels input data can repeat; structs, tuples, tuple
+//! structs, newtype structs, unit values and unit variants add none, exactly
+//! as on encode (`ser.rs`). Nesting that does not count is bounded by the
+//! type for every derived `Deserialize` (a recursive type must pass through
+//! an option, enum, seq or map to end), so no second, all-nesting cap is
+//! kept: it would cost a counter on every struct on the hot paths. A
+//! hand-written `Deserialize` that recurses through structs or tuples on
+//! its own data must bound that recursion itself.
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, ErrorDetail, Result};
 use crate::limits::Limits;
 use crate::read::{IoRead, Read, Reference, SliceRead};
 use crate::tensors::TENSORS_TOKEN;
+
+mod key;
 
 /// Size hint for a stream, where the bytes that remain are unknown.
 const STREAM_HINT_CAP: usize = 4096;
@@ -100,6 +112,9 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         Ok(u32::from_le_bytes(self.read.read_array()?))
     }
 
+    /// One more level of nesting (spec 6): a seq, a map, a `Some`'s content
+    /// or a variant's content; `at` is that value's offset, where the level
+    /// past the cap is LIMIT. Pair with `self.depth -= 1`.
     #[inline]
     fn enter(&mut self, at: u64) -> Result<()> {
         if self.depth >= self.limits.max_depth {
@@ -109,12 +124,21 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         Ok(())
     }
 
+    /// The offset of the enum value whose variant index was just read (the
+    /// 4 bytes before the current position): a variant's level is the
+    /// enum value's.
+    #[inline]
+    fn variant_at(&self) -> u64 {
+        self.read.offset().saturating_sub(4)
+    }
+
     #[cold]
     #[inline(never)]
     fn too_deep(&self, at: u64) -> Error {
-        Error::at_fmt(
+        Error::detailed(
             ErrorCode::Limit,
             at,
+            ErrorDetail::TooDeep(self.limits.max_depth),
             format_args!(
                 "nesting deeper than the depth cap {}",
                 self.limits.max_depth
@@ -179,11 +203,19 @@ impl<'de, R: Read<'de>> Deserializer<R> {
 
     #[cold]
     fn utf8_error(at: u64, e: std::str::Utf8Error) -> Error {
-        Error::at_fmt(
+        Error::detailed(
             ErrorCode::Utf8,
             at,
+            ErrorDetail::InvalidUtf8(e),
             format_args!("invalid UTF-8 at byte {} of the string", e.valid_up_to()),
         )
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn any_error(&self) -> Error {
+        Error::at(ErrorCode::Message, self.read.offset(), ANY_MSG)
+            .with_detail(ErrorDetail::DeserializeAnyNotSupported)
     }
 
     fn tensors<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
@@ -264,12 +296,12 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
 
     #[cold]
     fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
-        Err(Error::at(ErrorCode::Message, self.read.offset(), ANY_MSG))
+        Err(self.any_error())
     }
 
     #[cold]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
-        Err(Error::at(ErrorCode::Message, self.read.offset(), ANY_MSG))
+        Err(self.any_error())
     }
 
     #[inline]
@@ -278,9 +310,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         match self.u8()? {
             0 => visitor.visit_bool(false),
             1 => visitor.visit_bool(true),
-            b => Err(Error::at_fmt(
+            b => Err(Error::detailed(
                 ErrorCode::Type,
                 at,
+                ErrorDetail::BadBool(b),
                 format_args!("bool byte 0x{b:02x} is not 0 or 1"),
             )),
         }
@@ -313,9 +346,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         let v = self.u32()?;
         match char::from_u32(v) {
             Some(c) => visitor.visit_char(c).map_err(|e: Error| e.or_offset(at)),
-            None => Err(Error::at_fmt(
+            None => Err(Error::detailed(
                 ErrorCode::Utf8,
                 at,
+                ErrorDetail::BadChar(v),
                 format_args!("char 0x{v:x} is not a Unicode scalar value"),
             )),
         }
@@ -368,9 +402,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
                 self.depth -= 1;
                 r.map_err(|e: Error| e.or_offset(at))
             }
-            t => Err(Error::at_fmt(
+            t => Err(Error::detailed(
                 ErrorCode::Type,
                 at,
+                ErrorDetail::BadOptionTag(t),
                 format_args!("option tag 0x{t:02x} is not 0 or 1"),
             )),
         }
@@ -399,15 +434,16 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         if name.len() == TENSORS_TOKEN.len() && name == TENSORS_TOKEN {
             return self.tensors(visitor);
         }
-        let at = self.read.offset();
-        self.enter(at)?;
-        let r = visitor.visit_newtype_struct(&mut *self);
-        self.depth -= 1;
-        r.map_err(|e: Error| e.or_offset(at))
+        // No level of its own (spec 6): its nesting is fixed by the type.
+        visitor.visit_newtype_struct(self)
     }
 
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.in_key > 0 {
+            // Maybe a list<u8> key, which sorts by content (spec 2.1).
+            return self.key_seq(visitor);
+        }
         let (n, at) = self.count()?;
         self.enter(at)?;
         let hint = self.hint(n);
@@ -419,11 +455,9 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
 
     #[inline]
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        // No level of its own (spec 6), as for structs and tuple structs.
         let at = self.read.offset();
-        self.enter(at)?;
-        let r = visit_seq_exact(self, len, len, at, visitor);
-        self.depth -= 1;
-        r
+        visit_seq_exact(self, len, len, at, visitor)
     }
 
     #[inline]
@@ -481,11 +515,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
+        // The level is taken by the variant's content (`VariantAccess`): a
+        // unit variant has none and adds no level, on encode as here.
         let at = self.read.offset();
-        self.enter(at)?;
-        let r = visitor.visit_enum(&mut *self);
-        self.depth -= 1;
-        r.map_err(|e: Error| e.or_offset(at))
+        visitor.visit_enum(self).map_err(|e: Error| e.or_offset(at))
     }
 
     #[inline]
@@ -618,9 +651,10 @@ impl<'de, R: Read<'de>> de::EnumAccess<'de> for &mut Deserializer<R> {
         let v = seed
             .deserialize(IntoDeserializer::<Error>::into_deserializer(idx))
             .map_err(|e| {
-                Error::at_fmt(
+                Error::detailed(
                     ErrorCode::Type,
                     at,
+                    ErrorDetail::UnknownVariant(idx),
                     format_args!("variant index {idx}: {}", e.message()),
                 )
             })?;
@@ -638,13 +672,19 @@ impl<'de, R: Read<'de>> de::VariantAccess<'de> for &mut Deserializer<R> {
 
     #[inline]
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
-        seed.deserialize(self)
+        self.enter(self.variant_at())?;
+        let r = seed.deserialize(&mut *self);
+        self.depth -= 1;
+        r
     }
 
     #[inline]
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        self.enter(self.variant_at())?;
         let at = self.read.offset();
-        visit_seq_exact(self, len, len, at, visitor)
+        let r = visit_seq_exact(self, len, len, at, visitor);
+        self.depth -= 1;
+        r
     }
 
     #[inline]
@@ -653,7 +693,10 @@ impl<'de, R: Read<'de>> de::VariantAccess<'de> for &mut Deserializer<R> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
+        self.enter(self.variant_at())?;
         let at = self.read.offset();
-        visit_seq_exact(self, fields.len(), fields.len(), at, visitor)
+        let r = visit_seq_exact(self, fields.len(), fields.len(), at, visitor);
+        self.depth -= 1;
+        r
     }
 }

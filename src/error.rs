@@ -9,6 +9,7 @@
 
 use std::fmt;
 use std::io;
+use std::str::Utf8Error;
 
 use crate::raw::ThinBox;
 
@@ -71,11 +72,49 @@ impl fmt::Display for ErrorCode {
     }
 }
 
+/// What a caller may need about a fault as data, beyond its [`ErrorCode`]
+/// (for example the bad byte of a bool, to report it or map it to another
+/// error type) without parsing the message, whose wording may change.
+///
+/// [`ErrorDetail::None`] when there is nothing more to say than the code,
+/// offset and message. New variants may be added.
+///
+/// # Examples
+/// ```
+/// use kiln_serde::error::ErrorDetail;
+///
+/// let err = kiln_serde::from_slice::<bool>(&[7]).unwrap_err();
+/// assert_eq!(err.detail(), ErrorDetail::BadBool(7));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorDetail {
+    /// Nothing beyond the code, offset and message.
+    None,
+    /// A bool byte that is neither 0 nor 1 (TYPE); the byte.
+    BadBool(u8),
+    /// An option tag that is neither 0 nor 1 (TYPE); the tag.
+    BadOptionTag(u8),
+    /// A `char` that is not a Unicode scalar value (UTF8); the u32 read.
+    BadChar(u32),
+    /// A `str` that is not valid UTF-8 (UTF8): the error of
+    /// `std::str::from_utf8` on its content bytes.
+    InvalidUtf8(Utf8Error),
+    /// The type asked for `deserialize_any` or `deserialize_ignored_any`,
+    /// which a format that is not self-describing cannot offer (MESSAGE).
+    DeserializeAnyNotSupported,
+    /// The type rejected this enum variant index (TYPE).
+    UnknownVariant(u32),
+    /// Nesting went past the depth cap of spec section 6 (LIMIT); the cap.
+    TooDeep(u32),
+}
+
 struct ErrorImpl {
     code: ErrorCode,
     offset: Option<u64>,
     message: String,
     io: Option<io::Error>,
+    detail: ErrorDetail,
 }
 
 /// A Kiln error: a code, the byte offset of the fault, and a sentence.
@@ -125,7 +164,27 @@ impl Error {
             offset,
             message: message.into(),
             io: None,
+            detail: ErrorDetail::None,
         }))
+    }
+
+    /// [`Error::at_fmt`] with an [`ErrorDetail`], built out of line.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn detailed(
+        code: ErrorCode,
+        offset: u64,
+        detail: ErrorDetail,
+        args: fmt::Arguments<'_>,
+    ) -> Self {
+        Self::new(code, Some(offset), args.to_string()).with_detail(detail)
+    }
+
+    /// Sets the error's [`ErrorDetail`].
+    #[cold]
+    pub(crate) fn with_detail(mut self, detail: ErrorDetail) -> Self {
+        self.0.detail = detail;
+        self
     }
 
     /// A new error at a byte offset.
@@ -157,6 +216,7 @@ impl Error {
             offset,
             message: err.to_string(),
             io: Some(err),
+            detail: ErrorDetail::None,
         }))
     }
 
@@ -168,6 +228,13 @@ impl Error {
     /// The byte offset of the fault from the start of the buffer, when known.
     pub fn offset(&self) -> Option<u64> {
         self.0.offset
+    }
+
+    /// What the fault was, as data ([`ErrorDetail::None`] when the code and
+    /// offset say it all). Unlike the message, whose wording may change,
+    /// this is part of the API.
+    pub fn detail(&self) -> ErrorDetail {
+        self.0.detail
     }
 
     /// The human sentence, without the code and offset.

@@ -51,6 +51,7 @@ pub mod read;
 pub mod schema;
 mod ser;
 mod size;
+pub mod sorted;
 pub mod tensors;
 mod token;
 

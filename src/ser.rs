@@ -10,7 +10,7 @@ use std::io;
 
 use serde::ser::{self, Serialize};
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, ErrorDetail, Result};
 use crate::limits::Limits;
 use crate::tensors::serde_impl::BlockOnly;
 use crate::tensors::TENSORS_TOKEN;
@@ -31,7 +31,7 @@ enum Sink<'w> {
 }
 
 /// The Frozen serializer. Use [`to_vec`](crate::to_vec),
-/// [`to_writer`](crate::to_writer) or the [`Options`] methods rather than
+/// [`to_writer`](crate::to_writer) or the [`Options`](crate::Options) methods rather than
 /// building one directly.
 ///
 /// `STREAM` is false for `to_vec` and friends (the buffer is the result, it
@@ -53,6 +53,9 @@ pub struct Serializer<'w, const STREAM: bool = true> {
     /// Bytes at the front of `out` that are not part of the value (a frame
     /// header): counted in offsets, not against the limit.
     prefix: u64,
+    /// Open seqs, maps, `Some`s and non-unit variants (spec 6), and the cap.
+    depth: u32,
+    max_depth: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -74,7 +77,32 @@ impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
             entries: Vec::new(),
             limit: limits.limit,
             prefix: 0,
+            depth: 0,
+            max_depth: limits.max_depth,
         }
+    }
+
+    /// Opens one level of nesting (spec 6) for the value about to be
+    /// written here: LIMIT before any of its bytes when that passes the cap,
+    /// as the decoder does. Pair with `self.depth -= 1`.
+    #[inline]
+    fn enter(&mut self) -> Result<()> {
+        if self.depth >= self.max_depth {
+            return Err(self.too_deep());
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self) -> Error {
+        Error::detailed(
+            ErrorCode::Limit,
+            self.total(),
+            ErrorDetail::TooDeep(self.max_depth),
+            format_args!("nesting deeper than the depth cap {}", self.max_depth),
+        )
     }
 
     /// Bytes written so far (flushed and buffered).
@@ -320,7 +348,7 @@ pub(crate) fn serialized_size<T: ?Sized + Serialize>(value: &T, limits: &Limits)
     // A counting pass when it can vouch for the result (no map, counts
     // within the wire maximum, within the size limit); else the real
     // serializer, so that every error is the one `to_vec` gives.
-    if let Some(n) = crate::size::exact(value) {
+    if let Some(n) = crate::size::exact(value, limits.max_depth) {
         if limits.limit.map_or(true, |limit| n <= limit) {
             return Ok(n);
         }
@@ -408,8 +436,11 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for &'a mut Serializer<'w, STRE
 
     #[inline]
     fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        self.enter()?;
         self.out.push(1);
-        value.serialize(self)
+        value.serialize(&mut *self)?;
+        self.depth -= 1;
+        Ok(())
     }
 
     #[inline]
@@ -449,12 +480,16 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for &'a mut Serializer<'w, STRE
         _v: &'static str,
         value: &T,
     ) -> Result<()> {
+        self.enter()?;
         self.put(&idx.to_le_bytes());
-        value.serialize(self)
+        value.serialize(&mut *self)?;
+        self.depth -= 1;
+        Ok(())
     }
 
     #[inline]
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 'w, STREAM>> {
+        self.enter()?;
         match len {
             Some(n) => {
                 self.put_count(n, "sequence count")?;
@@ -493,11 +528,13 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for &'a mut Serializer<'w, STRE
         _v: &'static str,
         _len: usize,
     ) -> Result<Self> {
+        self.enter()?;
         self.put(&idx.to_le_bytes());
         Ok(self)
     }
 
     fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'a, 'w, STREAM>> {
+        self.enter()?;
         if let Some(n) = len {
             // Fail early on counts the wire cannot carry.
             if u32::try_from(n).is_err() {
@@ -535,6 +572,7 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for &'a mut Serializer<'w, STRE
         _v: &'static str,
         _len: usize,
     ) -> Result<Self> {
+        self.enter()?;
         self.put(&idx.to_le_bytes());
         Ok(self)
     }
@@ -582,6 +620,7 @@ impl<const STREAM: bool> ser::SerializeSeq for SeqSer<'_, '_, STREAM> {
 
     #[inline]
     fn end(self) -> Result<()> {
+        self.ser.depth -= 1;
         if let Some((at, n)) = self.patch {
             let n = u32::try_from(n).map_err(|_| {
                 Error::new_fmt(
@@ -598,8 +637,10 @@ impl<const STREAM: bool> ser::SerializeSeq for SeqSer<'_, '_, STREAM> {
     }
 }
 
+/// The compound serializers that add no bytes at the end. `$leave`: the
+/// compound is a variant's content, whose level (spec 6) ends here.
 macro_rules! compound {
-    ($tr:ident, $method:ident $(, $key:ident)?) => {
+    ($tr:ident, $leave:literal, $method:ident $(, $key:ident)?) => {
         impl<const STREAM: bool> ser::$tr for &mut Serializer<'_, STREAM> {
             type Ok = ();
             type Error = Error;
@@ -611,17 +652,20 @@ macro_rules! compound {
 
             #[inline]
             fn end(self) -> Result<()> {
+                if $leave {
+                    self.depth -= 1;
+                }
                 Ok(())
             }
         }
     };
 }
 
-compound!(SerializeTuple, serialize_element);
-compound!(SerializeTupleStruct, serialize_field);
-compound!(SerializeTupleVariant, serialize_field);
-compound!(SerializeStruct, serialize_field, _key);
-compound!(SerializeStructVariant, serialize_field, _key);
+compound!(SerializeTuple, false, serialize_element);
+compound!(SerializeTupleStruct, false, serialize_field);
+compound!(SerializeTupleVariant, true, serialize_field);
+compound!(SerializeStruct, false, serialize_field, _key);
+compound!(SerializeStructVariant, true, serialize_field, _key);
 
 /// Map state: entries are written in arrival order straight into the
 /// buffer; when a key arrives out of order, the entries are sorted by key
@@ -716,6 +760,7 @@ impl<const STREAM: bool> ser::SerializeMap for MapSer<'_, '_, STREAM> {
         // The last str seen is no longer a key candidate after reordering.
         ser.last_str = (usize::MAX, usize::MAX);
         ser.pending -= 1;
+        ser.depth -= 1;
         ser.maybe_flush()
     }
 }

@@ -10,7 +10,8 @@
 //! `to_vec` fails, so it takes the count only when the counter can vouch
 //! for it ([`exact`]): no map (a duplicate key is an error only the bytes
 //! show), no unknown-length sequence, every count and length within the
-//! u32 wire maximum, every tensor newtype around bytes. Otherwise it runs
+//! u32 wire maximum, every tensor newtype around bytes, nesting within the
+//! depth cap (spec 6, counted as `ser.rs` counts it). Otherwise it runs
 //! the real serializer.
 
 use std::fmt;
@@ -24,15 +25,16 @@ use crate::tensors::TENSORS_TOKEN;
 /// succeeds; `None` if it fails (the real pass will say why).
 #[inline]
 pub(crate) fn hint<T: ?Sized + Serialize>(value: &T) -> Option<usize> {
-    let mut c = Counter::<false>::new();
+    let mut c = Counter::<false>::new(u32::MAX);
     value.serialize(&mut c).ok().map(|()| c.n)
 }
 
 /// The number of bytes `value` encodes to, when the real serializer would
 /// certainly produce exactly that many without an error (see the module
-/// docs); `None` when only the real pass can tell.
-pub(crate) fn exact<T: ?Sized + Serialize>(value: &T) -> Option<u64> {
-    let mut c = Counter::<true>::new();
+/// docs) under the depth cap `max_depth`; `None` when only the real pass
+/// can tell.
+pub(crate) fn exact<T: ?Sized + Serialize>(value: &T, max_depth: u32) -> Option<u64> {
+    let mut c = Counter::<true>::new(max_depth);
     match value.serialize(&mut c) {
         Ok(()) if c.exact => u64::try_from(c.n).ok(),
         _ => None,
@@ -51,11 +53,37 @@ struct Counter<const EXACT: bool> {
     n: usize,
     /// With `EXACT`: nothing seen that only the real pass can judge.
     exact: bool,
+    /// With `EXACT`: open seqs, `Some`s and non-unit variants (spec 6; a
+    /// map withdraws the vouch anyway), and the cap.
+    depth: u32,
+    max_depth: u32,
 }
 
 impl<const EXACT: bool> Counter<EXACT> {
-    fn new() -> Self {
-        Counter { n: 0, exact: true }
+    fn new(max_depth: u32) -> Self {
+        Counter {
+            n: 0,
+            exact: true,
+            depth: 0,
+            max_depth,
+        }
+    }
+
+    /// With `EXACT`: one more level; past the cap the real pass must say
+    /// where it fails.
+    #[inline]
+    fn enter(&mut self) {
+        if EXACT {
+            self.vouch(self.depth < self.max_depth);
+            self.depth = self.depth.saturating_add(1);
+        }
+    }
+
+    #[inline]
+    fn leave(&mut self) {
+        if EXACT {
+            self.depth = self.depth.saturating_sub(1);
+        }
     }
 
     #[inline]
@@ -155,8 +183,11 @@ impl<const EXACT: bool> ser::Serializer for &mut Counter<EXACT> {
 
     #[inline]
     fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> R {
+        self.enter();
         self.add(1);
-        value.serialize(self)
+        value.serialize(&mut *self)?;
+        self.leave();
+        Ok(())
     }
 
     #[inline]
@@ -196,14 +227,18 @@ impl<const EXACT: bool> ser::Serializer for &mut Counter<EXACT> {
         _v: &'static str,
         value: &T,
     ) -> R {
+        self.enter();
         self.add(4);
-        value.serialize(self)
+        value.serialize(&mut *self)?;
+        self.leave();
+        Ok(())
     }
 
     #[inline]
     fn serialize_seq(self, len: Option<usize>) -> Result<Self, Failed> {
         // Unknown lengths: the count is checked when the sequence ends.
         self.vouch(len.is_some_and(fits));
+        self.enter();
         self.add(4);
         Ok(self)
     }
@@ -226,6 +261,7 @@ impl<const EXACT: bool> ser::Serializer for &mut Counter<EXACT> {
         _v: &'static str,
         _len: usize,
     ) -> Result<Self, Failed> {
+        self.enter();
         self.add(4);
         Ok(self)
     }
@@ -275,8 +311,9 @@ impl<const EXACT: bool> ser::Serializer for &mut Counter<EXACT> {
     }
 }
 
+/// `$leave`: the compound holds a level (spec 6) that ends with it.
 macro_rules! compound {
-    ($tr:ident, $method:ident $(, $key:ident)?) => {
+    ($tr:ident, $leave:literal, $method:ident $(, $key:ident)?) => {
         impl<const EXACT: bool> ser::$tr for &mut Counter<EXACT> {
             type Ok = ();
             type Error = Failed;
@@ -288,18 +325,21 @@ macro_rules! compound {
 
             #[inline]
             fn end(self) -> R {
+                if $leave {
+                    self.leave();
+                }
                 Ok(())
             }
         }
     };
 }
 
-compound!(SerializeSeq, serialize_element);
-compound!(SerializeTuple, serialize_element);
-compound!(SerializeTupleStruct, serialize_field);
-compound!(SerializeTupleVariant, serialize_field);
-compound!(SerializeStruct, serialize_field, _key);
-compound!(SerializeStructVariant, serialize_field, _key);
+compound!(SerializeSeq, true, serialize_element);
+compound!(SerializeTuple, false, serialize_element);
+compound!(SerializeTupleStruct, false, serialize_field);
+compound!(SerializeTupleVariant, true, serialize_field);
+compound!(SerializeStruct, false, serialize_field, _key);
+compound!(SerializeStructVariant, true, serialize_field, _key);
 
 impl<const EXACT: bool> ser::SerializeMap for &mut Counter<EXACT> {
     type Ok = ();
@@ -327,14 +367,14 @@ mod tests {
 
     #[test]
     fn an_exact_count_that_wraps_is_not_vouched_for() {
-        let mut c = Counter::<true>::new();
+        let mut c = Counter::<true>::new(0);
         c.add(usize::MAX - 1);
         c.add(1);
         assert!(c.exact);
         c.add(4);
         assert!(!c.exact, "wrapped to {}", c.n);
         // The hint counter just wraps (its flag is never consulted).
-        let mut h = Counter::<false>::new();
+        let mut h = Counter::<false>::new(0);
         h.add(usize::MAX);
         h.add(2);
         assert_eq!(h.n, 1);

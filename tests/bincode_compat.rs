@@ -680,7 +680,11 @@ fn size_limit_from_nesting() {
         bytes.extend_from_slice(&1u32.to_le_bytes());
     }
     bytes.extend_from_slice(&0u32.to_le_bytes());
-    let err = bincode::deserialize::<List>(&bytes).unwrap_err();
+    // The module's own cap (2048) is tested in bincode_depth.rs, on a
+    // thread with a main thread's stack.
+    use kiln_serde::bincode::KilnOptionsExt;
+    let opts = bincode::options().with_max_depth(128);
+    let err = opts.deserialize::<List>(&bytes).unwrap_err();
     assert!(matches!(*err, ErrorKind::SizeLimit), "{err:?}");
 }
 

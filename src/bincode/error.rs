@@ -1,5 +1,6 @@
 //! bincode 1.3's error shape: [`Error`] is `Box<ErrorKind>`, and every Kiln
-//! error is translated to the closest [`ErrorKind`].
+//! error is translated to the closest [`ErrorKind`], by its code and
+//! [`ErrorDetail`](crate::error::ErrorDetail) (never by its message text).
 //!
 //! | Kiln code | `ErrorKind` |
 //! |---|---|
@@ -19,7 +20,7 @@ use std::fmt;
 use std::io;
 use std::str::Utf8Error;
 
-use crate::error::ErrorCode;
+use crate::error::{ErrorCode, ErrorDetail};
 
 /// The error of every function of this module: a boxed [`ErrorKind`], as in
 /// bincode 1.3 (`match *err { ErrorKind::Io(ref e) => .., .. }`).
@@ -53,7 +54,8 @@ pub enum ErrorKind {
     /// non-self-describing format cannot offer.
     DeserializeAnyNotSupported,
     /// The size limit of `with_limit` was passed (also: a length above the
-    /// wire maximum of 4,294,967,295, or nesting deeper than 128).
+    /// wire maximum of 4,294,967,295, or nesting deeper than the depth cap,
+    /// [`BINCODE_MAX_DEPTH`](super::config::BINCODE_MAX_DEPTH) by default).
     SizeLimit,
     /// Kept for source compatibility: Kiln encodes sequences of unknown
     /// length, so this module never returns it.
@@ -118,130 +120,130 @@ impl serde::de::Error for Error {
 }
 
 impl From<crate::Error> for Error {
-    /// Translates a Kiln error by the table of the module docs. Without the
-    /// input bytes at hand, a `str`'s UTF-8 error is rebuilt from its
-    /// position (`valid_up_to` matches; `error_len` may not).
+    /// Translates a Kiln error by the table of the module docs.
     #[cold]
     fn from(err: crate::Error) -> Error {
         from_kiln(err, None)
     }
 }
 
-/// Translates a Kiln error; `input` is the slice being decoded, when there is
-/// one (it gives the exact `Utf8Error` of a bad `str`).
+/// Translates a Kiln error by its [`code`](crate::Error::code) and
+/// [`detail`](crate::Error::detail) only, never by its message text.
+///
+/// `_input` (the slice being decoded) is no longer needed: a bad `str`'s
+/// detail holds its exact `Utf8Error`. It stays so that callers keep
+/// compiling.
 #[cold]
-pub(crate) fn from_kiln(err: crate::Error, input: Option<&[u8]>) -> Error {
-    Box::new(kind_of(err, input))
+pub(crate) fn from_kiln(err: crate::Error, _input: Option<&[u8]>) -> Error {
+    Box::new(kind_of(err))
 }
 
-fn kind_of(err: crate::Error, input: Option<&[u8]>) -> ErrorKind {
-    match err.code() {
-        ErrorCode::Eof => ErrorKind::Io(io::Error::new(
+fn kind_of(err: crate::Error) -> ErrorKind {
+    match (err.code(), err.detail()) {
+        (ErrorCode::Eof, _) => ErrorKind::Io(io::Error::new(
             io::ErrorKind::UnexpectedEof,
             err.to_string(),
         )),
-        ErrorCode::Limit => ErrorKind::SizeLimit,
-        ErrorCode::Io => {
+        (ErrorCode::Limit, _) => ErrorKind::SizeLimit,
+        (ErrorCode::Io, _) => {
             let text = err.to_string();
             match err.into_io_error() {
                 Some(e) => ErrorKind::Io(e),
                 None => ErrorKind::Custom(text),
             }
         }
-        ErrorCode::Utf8 => {
-            if err.message().starts_with("char ") {
-                ErrorKind::InvalidCharEncoding
-            } else {
-                match str_utf8_error(&err, input) {
-                    Some(e) => ErrorKind::InvalidUtf8Encoding(e),
-                    None => ErrorKind::Custom(err.to_string()),
-                }
-            }
+        (ErrorCode::Utf8, ErrorDetail::BadChar(_)) => ErrorKind::InvalidCharEncoding,
+        (ErrorCode::Utf8, ErrorDetail::InvalidUtf8(e)) => ErrorKind::InvalidUtf8Encoding(e),
+        (ErrorCode::Type, ErrorDetail::BadBool(b)) => ErrorKind::InvalidBoolEncoding(b),
+        (ErrorCode::Type, ErrorDetail::BadOptionTag(t)) => {
+            ErrorKind::InvalidTagEncoding(usize::from(t))
         }
-        ErrorCode::Type => {
-            let msg = err.message();
-            if let Some(b) = hex_after(msg, "bool byte 0x") {
-                ErrorKind::InvalidBoolEncoding(b)
-            } else if let Some(t) = hex_after(msg, "option tag 0x") {
-                ErrorKind::InvalidTagEncoding(usize::from(t))
-            } else {
-                ErrorKind::Custom(err.to_string())
-            }
-        }
-        ErrorCode::Trailing => ErrorKind::Custom(TRAILING_MSG.to_string()),
-        ErrorCode::Message if err.message().contains("deserialize_any is not supported") => {
+        (ErrorCode::Trailing, _) => ErrorKind::Custom(TRAILING_MSG.to_string()),
+        (ErrorCode::Message, ErrorDetail::DeserializeAnyNotSupported) => {
             ErrorKind::DeserializeAnyNotSupported
         }
         _ => ErrorKind::Custom(err.to_string()),
     }
 }
 
-/// The byte written as two hex digits right after `prefix` (Kiln's
-/// `bool byte 0x07 ...` / `option tag 0x07 ...` sentences).
-fn hex_after(msg: &str, prefix: &str) -> Option<u8> {
-    let digits = msg.strip_prefix(prefix)?.get(..2)?;
-    u8::from_str_radix(digits, 16).ok()
-}
-
-/// The `Utf8Error` of a `str` that failed Kiln's UTF-8 check.
-fn str_utf8_error(err: &crate::Error, input: Option<&[u8]>) -> Option<Utf8Error> {
-    // Kiln reports a bad str at the offset of its count (u32 LE), with the
-    // sentence "invalid UTF-8 at byte N of the string".
-    if let (Some(bytes), Some(at)) = (input, err.offset()) {
-        if let Some(e) = utf8_error_at(bytes, at) {
-            return Some(e);
-        }
-    }
-    let n: usize = err
-        .message()
-        .strip_prefix("invalid UTF-8 at byte ")?
-        .split(' ')
-        .next()?
-        .parse()
-        .ok()?;
-    // Rebuild an error with the same `valid_up_to`: n valid bytes, then one
-    // that never starts a UTF-8 sequence. The string itself (at least n
-    // bytes) was already read, so this costs no more than it did.
-    let mut probe = vec![b' '; n];
-    probe.push(0xff);
-    std::str::from_utf8(&probe).err()
-}
-
-/// Re-runs the UTF-8 check on the str whose count is at `at` in `bytes`.
-fn utf8_error_at(bytes: &[u8], at: u64) -> Option<Utf8Error> {
-    let at = usize::try_from(at).ok()?;
-    let count = bytes.get(at..at.checked_add(4)?)?;
-    let mut len = [0u8; 4];
-    len.copy_from_slice(count);
-    let len = usize::try_from(u32::from_le_bytes(len)).ok()?;
-    let start = at + 4;
-    let content = bytes.get(start..start.checked_add(len)?)?;
-    std::str::from_utf8(content).err()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn kiln(code: ErrorCode, msg: &str, detail: ErrorDetail) -> crate::Error {
+        crate::Error::at(code, 3, msg).with_detail(detail)
+    }
+
+    fn utf8_error() -> Utf8Error {
+        // "a", a truncated 2-byte sequence start, "b".
+        let bytes = vec![b'a', 0xc3, b'b'];
+        std::str::from_utf8(&bytes).unwrap_err()
+    }
+
+    /// The kind depends on the code and the detail only: the same detail
+    /// under any message maps the same, and a message that reads like one
+    /// of Kiln's sentences maps to nothing special without the detail.
     #[test]
-    fn kiln_sentences_map_to_payloads() {
-        let e = crate::Error::at(ErrorCode::Type, 3, "bool byte 0x02 is not 0 or 1");
-        assert!(matches!(
-            *from_kiln(e, None),
-            ErrorKind::InvalidBoolEncoding(2)
-        ));
-        let e = crate::Error::at(ErrorCode::Type, 0, "option tag 0xff is not 0 or 1");
-        assert!(matches!(
-            *from_kiln(e, None),
-            ErrorKind::InvalidTagEncoding(255)
-        ));
-        let e = crate::Error::at(ErrorCode::Utf8, 0, "invalid UTF-8 at byte 3 of the string");
-        match *from_kiln(e, None) {
-            ErrorKind::InvalidUtf8Encoding(u) => assert_eq!(u.valid_up_to(), 3),
-            other => panic!("{other:?}"),
+    fn the_kind_comes_from_code_and_detail_not_from_the_message() {
+        for msg in ["", "bool byte 0x02 is not 0 or 1", "reworded"] {
+            let e = kiln(ErrorCode::Type, msg, ErrorDetail::BadBool(2));
+            assert!(matches!(
+                *from_kiln(e, None),
+                ErrorKind::InvalidBoolEncoding(2)
+            ));
+            let e = kiln(ErrorCode::Type, msg, ErrorDetail::BadOptionTag(0xff));
+            assert!(matches!(
+                *from_kiln(e, None),
+                ErrorKind::InvalidTagEncoding(255)
+            ));
+            let e = kiln(ErrorCode::Utf8, msg, ErrorDetail::BadChar(0xd800));
+            assert!(matches!(
+                *from_kiln(e, None),
+                ErrorKind::InvalidCharEncoding
+            ));
+            let e = kiln(ErrorCode::Utf8, msg, ErrorDetail::InvalidUtf8(utf8_error()));
+            match *from_kiln(e, None) {
+                ErrorKind::InvalidUtf8Encoding(u) => assert_eq!(u, utf8_error()),
+                other => panic!("{other:?}"),
+            }
+            let e = kiln(
+                ErrorCode::Message,
+                msg,
+                ErrorDetail::DeserializeAnyNotSupported,
+            );
+            assert!(matches!(
+                *from_kiln(e, None),
+                ErrorKind::DeserializeAnyNotSupported
+            ));
         }
+        for (code, msg) in [
+            (ErrorCode::Type, "bool byte 0x02 is not 0 or 1"),
+            (ErrorCode::Type, "option tag 0xff is not 0 or 1"),
+            (ErrorCode::Utf8, "char 0xd800 is not a Unicode scalar value"),
+            (ErrorCode::Utf8, "invalid UTF-8 at byte 1 of the string"),
+            (ErrorCode::Message, "deserialize_any is not supported"),
+        ] {
+            let e = kiln(code, msg, ErrorDetail::None);
+            match *from_kiln(e, None) {
+                ErrorKind::Custom(s) => assert!(s.ends_with(msg), "{s}"),
+                other => panic!("{code} {msg}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn other_faults_keep_the_kiln_text() {
         let e = crate::Error::at(ErrorCode::Utf8, 0, "tensor name is not UTF-8");
         assert!(matches!(*from_kiln(e, None), ErrorKind::Custom(_)));
+        let e = kiln(
+            ErrorCode::Type,
+            "variant index 9",
+            ErrorDetail::UnknownVariant(9),
+        );
+        match *from_kiln(e, None) {
+            ErrorKind::Custom(s) => assert_eq!(s, "TYPE at byte 3: variant index 9"),
+            other => panic!("{other:?}"),
+        }
         let e = crate::Error::at(ErrorCode::Type, 9, "map keys are not in order");
         match *from_kiln(e, None) {
             ErrorKind::Custom(s) => assert_eq!(s, "TYPE at byte 9: map keys are not in order"),
@@ -252,16 +254,21 @@ mod tests {
             ErrorKind::Custom(s) => assert_eq!(s, TRAILING_MSG),
             other => panic!("{other:?}"),
         }
+        let e = kiln(ErrorCode::Limit, "too deep", ErrorDetail::TooDeep(128));
+        assert!(matches!(*from_kiln(e, None), ErrorKind::SizeLimit));
     }
 
     #[test]
-    fn slice_gives_the_exact_utf8_error() {
+    fn a_decoded_str_gives_the_exact_utf8_error() {
         // count 3, then "a", a truncated 2-byte sequence start, "b".
         let bytes = [3, 0, 0, 0, b'a', 0xc3, b'b'];
-        let expected = std::str::from_utf8(&bytes[4..]).unwrap_err();
-        let e = crate::Error::at(ErrorCode::Utf8, 0, "invalid UTF-8 at byte 1 of the string");
-        match *from_kiln(e, Some(&bytes)) {
-            ErrorKind::InvalidUtf8Encoding(u) => assert_eq!(u, expected),
+        let e = crate::from_slice::<&str>(&bytes).unwrap_err();
+        assert_eq!(e.detail(), ErrorDetail::InvalidUtf8(utf8_error()));
+        match *from_kiln(e, None) {
+            ErrorKind::InvalidUtf8Encoding(u) => {
+                assert_eq!(u, utf8_error());
+                assert_eq!((u.valid_up_to(), u.error_len()), (1, Some(1)));
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -128,7 +128,7 @@ use serde::{Deserialize, Serialize};
 
 #[allow(deprecated)]
 pub use self::config::Config;
-pub use self::config::{DefaultOptions, Options};
+pub use self::config::{DefaultOptions, KilnOptionsExt, Options};
 pub use self::de::read::BincodeRead;
 pub use self::de::Deserializer;
 pub use self::error::{Error, ErrorKind, Result};

@@ -15,10 +15,18 @@
 //! untracked string would end past a tracked one, so the tracked range can
 //! only match when it is the key's last string: the same keys sort by
 //! content as when every string inside a key was tracked.)
+//!
+//! A seq whose elements are all u8 (`Vec<u8>`, `&[u8]` through serde's
+//! slice impl) is `list<u8>` like bytes (spec 2.1): a key's seq records its
+//! content range too when each of its elements went to `serialize_u8`
+//! ([`U8Probe`] tells). An empty seq counts as `list<u8>`: its sort bytes
+//! are then empty instead of a zero count, which orders it first among keys
+//! of its type either way.
 
 use serde::ser::{self, Serialize};
 
 use super::{MapSer, SeqSer, Serializer};
+
 use crate::error::{Error, Result};
 
 /// A map key's serializer over the plain one.
@@ -38,7 +46,7 @@ macro_rules! plain {
 impl<'a, 'w, const STREAM: bool> ser::Serializer for KeySer<'a, 'w, STREAM> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = SeqSer<'a, 'w, STREAM>;
+    type SerializeSeq = KeySeqSer<'a, 'w, STREAM>;
     type SerializeTuple = Self;
     type SerializeTupleStruct = Self;
     type SerializeTupleVariant = &'a mut Serializer<'w, STREAM>;
@@ -111,8 +119,15 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for KeySer<'a, 'w, STREAM> {
     }
 
     #[inline]
-    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 'w, STREAM>> {
-        ser::Serializer::serialize_seq(self.0, len)
+    fn serialize_seq(self, len: Option<usize>) -> Result<KeySeqSer<'a, 'w, STREAM>> {
+        let seq = ser::Serializer::serialize_seq(self.0, len)?;
+        // The count (or its placeholder) is written: the content starts here.
+        let start = seq.ser.out.len();
+        Ok(KeySeqSer {
+            seq,
+            start,
+            all_u8: true,
+        })
     }
 
     #[inline]
@@ -190,3 +205,182 @@ macro_rules! fields {
 fields!(SerializeTuple, serialize_element);
 fields!(SerializeTupleStruct, serialize_field);
 fields!(SerializeStruct, serialize_field, _key);
+
+/// A map key's seq: the plain one, noting whether every element was a u8.
+pub(super) struct KeySeqSer<'a, 'w, const STREAM: bool> {
+    seq: SeqSer<'a, 'w, STREAM>,
+    /// Where the content starts in `out`.
+    start: usize,
+    all_u8: bool,
+}
+
+impl<const STREAM: bool> ser::SerializeSeq for KeySeqSer<'_, '_, STREAM> {
+    type Ok = ();
+    type Error = Error;
+
+    #[inline]
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        if let Some((_, n)) = self.seq.patch.as_mut() {
+            *n += 1;
+        }
+        let mut is_u8 = false;
+        value.serialize(U8Probe {
+            ser: &mut *self.seq.ser,
+            is_u8: &mut is_u8,
+        })?;
+        self.all_u8 &= is_u8;
+        // Nothing to flush: a map is open.
+        Ok(())
+    }
+
+    #[inline]
+    fn end(self) -> Result<()> {
+        if self.all_u8 {
+            let end = self.seq.ser.out.len();
+            self.seq.ser.last_str = (self.start, end);
+        }
+        ser::SerializeSeq::end(self.seq)
+    }
+}
+
+/// The serializer of one element of a key's seq: the plain serializer,
+/// noting whether the element was exactly one `serialize_u8`.
+struct U8Probe<'p, 'w, const STREAM: bool> {
+    ser: &'p mut Serializer<'w, STREAM>,
+    is_u8: &'p mut bool,
+}
+
+/// Forwards serializer methods that take only a value to the plain one.
+macro_rules! forward {
+    ($($fn:ident: $t:ty),*) => {
+        $(
+            #[inline]
+            fn $fn(self, v: $t) -> Result<()> {
+                ser::Serializer::$fn(self.ser, v)
+            }
+        )*
+    };
+}
+
+impl<'p, 'w, const STREAM: bool> ser::Serializer for U8Probe<'p, 'w, STREAM> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = SeqSer<'p, 'w, STREAM>;
+    type SerializeTuple = &'p mut Serializer<'w, STREAM>;
+    type SerializeTupleStruct = &'p mut Serializer<'w, STREAM>;
+    type SerializeTupleVariant = &'p mut Serializer<'w, STREAM>;
+    type SerializeMap = MapSer<'p, 'w, STREAM>;
+    type SerializeStruct = &'p mut Serializer<'w, STREAM>;
+    type SerializeStructVariant = &'p mut Serializer<'w, STREAM>;
+
+    #[inline]
+    fn serialize_u8(self, v: u8) -> Result<()> {
+        *self.is_u8 = true;
+        ser::Serializer::serialize_u8(self.ser, v)
+    }
+
+    forward!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
+        serialize_i64: i64, serialize_i128: i128, serialize_u16: u16, serialize_u32: u32,
+        serialize_u64: u64, serialize_u128: u128, serialize_f32: f32, serialize_f64: f64,
+        serialize_char: char, serialize_str: &str, serialize_bytes: &[u8],
+        serialize_unit_struct: &'static str);
+
+    #[inline]
+    fn serialize_none(self) -> Result<()> {
+        ser::Serializer::serialize_none(self.ser)
+    }
+
+    #[inline]
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        ser::Serializer::serialize_some(self.ser, value)
+    }
+
+    #[inline]
+    fn serialize_unit(self) -> Result<()> {
+        ser::Serializer::serialize_unit(self.ser)
+    }
+
+    #[inline]
+    fn serialize_unit_variant(self, name: &'static str, idx: u32, v: &'static str) -> Result<()> {
+        ser::Serializer::serialize_unit_variant(self.ser, name, idx, v)
+    }
+
+    #[inline]
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        ser::Serializer::serialize_newtype_struct(self.ser, name, value)
+    }
+
+    #[inline]
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        idx: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        ser::Serializer::serialize_newtype_variant(self.ser, name, idx, variant, value)
+    }
+
+    #[inline]
+    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'p, 'w, STREAM>> {
+        ser::Serializer::serialize_seq(self.ser, len)
+    }
+
+    #[inline]
+    fn serialize_tuple(self, len: usize) -> Result<Self::SerializeTuple> {
+        ser::Serializer::serialize_tuple(self.ser, len)
+    }
+
+    #[inline]
+    fn serialize_tuple_struct(
+        self,
+        name: &'static str,
+        len: usize,
+    ) -> Result<Self::SerializeTuple> {
+        ser::Serializer::serialize_tuple_struct(self.ser, name, len)
+    }
+
+    #[inline]
+    fn serialize_tuple_variant(
+        self,
+        name: &'static str,
+        idx: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Self::SerializeTuple> {
+        ser::Serializer::serialize_tuple_variant(self.ser, name, idx, variant, len)
+    }
+
+    #[inline]
+    fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'p, 'w, STREAM>> {
+        ser::Serializer::serialize_map(self.ser, len)
+    }
+
+    #[inline]
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Self::SerializeTuple> {
+        ser::Serializer::serialize_struct(self.ser, name, len)
+    }
+
+    #[inline]
+    fn serialize_struct_variant(
+        self,
+        name: &'static str,
+        idx: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Self::SerializeTuple> {
+        ser::Serializer::serialize_struct_variant(self.ser, name, idx, variant, len)
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn collect_str<T: ?Sized + std::fmt::Display>(self, value: &T) -> Result<()> {
+        ser::Serializer::collect_str(self.ser, value)
+    }
+}

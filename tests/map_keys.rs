@@ -1,0 +1,327 @@
+//! Spec 2.1: `list<u8>` map keys sort by content without the count, whether
+//! serde writes them as bytes (`serde_bytes`, `&[u8]` read borrowed) or as
+//! a seq of u8 (`Vec<u8>`, `&[u8]` written by serde's slice impl), also
+//! through a newtype or a one-element tuple; other keys (`Vec<u16>`,
+//! `Vec<i8>`, `(u8, u8)`, `Vec<Vec<u8>>`, `Option<Vec<u8>>`) sort by their
+//! whole encoding. And the `sorted` helper for sets.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use kiln_serde::ErrorCode;
+use serde::{Deserialize, Serialize};
+use serde_bytes::ByteBuf;
+
+/// The keys, given in an order that is neither content nor count order.
+const KEYS: [&[u8]; 7] = [&[1, 1], &[0xff], &[], &[0, 2, 0], &[1], &[0], &[0, 0xff]];
+
+fn le(n: u32) -> [u8; 4] {
+    n.to_le_bytes()
+}
+
+/// The expected bytes: entries in content order (empty key first), each
+/// key with its count, value = the key's index in `KEYS`.
+fn expected() -> Vec<u8> {
+    let mut keys: Vec<(usize, &[u8])> = KEYS.iter().copied().enumerate().collect();
+    keys.sort_by_key(|&(_, k)| k);
+    assert_eq!(keys[0].1, &[] as &[u8]);
+    let mut out = le(KEYS.len() as u32).to_vec();
+    for (i, k) in keys {
+        out.extend_from_slice(&le(k.len() as u32));
+        out.extend_from_slice(k);
+        out.push(i as u8);
+    }
+    out
+}
+
+fn vec_map() -> BTreeMap<Vec<u8>, u8> {
+    KEYS.iter()
+        .enumerate()
+        .map(|(i, k)| (k.to_vec(), i as u8))
+        .collect()
+}
+
+fn buf_map() -> BTreeMap<ByteBuf, u8> {
+    KEYS.iter()
+        .enumerate()
+        .map(|(i, k)| (ByteBuf::from(k.to_vec()), i as u8))
+        .collect()
+}
+
+fn slice_map() -> BTreeMap<&'static [u8], u8> {
+    KEYS.iter()
+        .enumerate()
+        .map(|(i, k)| (*k, i as u8))
+        .collect()
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
+struct Wrapped(Vec<u8>);
+
+#[test]
+fn the_three_key_types_write_the_same_bytes() {
+    let want = expected();
+    assert_eq!(kiln_serde::to_vec(&vec_map()).unwrap(), want);
+    assert_eq!(kiln_serde::to_vec(&buf_map()).unwrap(), want);
+    assert_eq!(kiln_serde::to_vec(&slice_map()).unwrap(), want);
+    // A HashMap, a newtype and a one-element tuple around the key, and
+    // every encoder entry point: the same bytes.
+    let hash: HashMap<Vec<u8>, u8> = vec_map().into_iter().collect();
+    assert_eq!(kiln_serde::to_vec(&hash).unwrap(), want);
+    let wrapped: BTreeMap<Wrapped, u8> = vec_map()
+        .into_iter()
+        .map(|(k, v)| (Wrapped(k), v))
+        .collect();
+    assert_eq!(kiln_serde::to_vec(&wrapped).unwrap(), want);
+    let tupled: BTreeMap<(Vec<u8>,), u8> = vec_map().into_iter().map(|(k, v)| ((k,), v)).collect();
+    assert_eq!(kiln_serde::to_vec(&tupled).unwrap(), want);
+    let mut w = Vec::new();
+    kiln_serde::to_writer(&mut w, &slice_map()).unwrap();
+    assert_eq!(w, want);
+    let mut out = Vec::new();
+    kiln_serde::to_extend(&mut out, &hash).unwrap();
+    assert_eq!(out, want);
+    assert_eq!(
+        kiln_serde::serialized_size(&vec_map()).unwrap(),
+        want.len() as u64
+    );
+}
+
+#[test]
+fn each_key_type_reads_the_others_bytes() {
+    for bytes in [
+        kiln_serde::to_vec(&vec_map()).unwrap(),
+        kiln_serde::to_vec(&buf_map()).unwrap(),
+        kiln_serde::to_vec(&slice_map()).unwrap(),
+    ] {
+        assert_eq!(
+            kiln_serde::from_slice::<BTreeMap<Vec<u8>, u8>>(&bytes).unwrap(),
+            vec_map()
+        );
+        assert_eq!(
+            kiln_serde::from_slice::<BTreeMap<ByteBuf, u8>>(&bytes).unwrap(),
+            buf_map()
+        );
+        assert_eq!(
+            kiln_serde::from_slice::<BTreeMap<&[u8], u8>>(&bytes).unwrap(),
+            slice_map()
+        );
+        let r: BTreeMap<Vec<u8>, u8> = kiln_serde::from_reader(&bytes[..]).unwrap();
+        assert_eq!(r, vec_map());
+        let r: BTreeMap<ByteBuf, u8> = kiln_serde::from_reader(&bytes[..]).unwrap();
+        assert_eq!(r, buf_map());
+        let r: BTreeMap<Wrapped, u8> = kiln_serde::from_slice(&bytes).unwrap();
+        assert_eq!(r.len(), KEYS.len());
+        let r: BTreeMap<(Vec<u8>,), u8> = kiln_serde::from_slice(&bytes).unwrap();
+        assert_eq!(r.len(), KEYS.len());
+    }
+}
+
+/// Two entries with keys `a` then `b` (values 0).
+fn two(a: &[u8], b: &[u8]) -> Vec<u8> {
+    let mut out = le(2).to_vec();
+    for k in [a, b] {
+        out.extend_from_slice(&le(k.len() as u32));
+        out.extend_from_slice(k);
+        out.push(0);
+    }
+    out
+}
+
+fn type_at(r: kiln_serde::Result<impl std::fmt::Debug>, at: u64, what: &str) {
+    let e = r.expect_err(what);
+    assert_eq!(
+        (e.code(), e.offset()),
+        (ErrorCode::Type, Some(at)),
+        "{what}: {e}"
+    );
+}
+
+#[test]
+fn keys_out_of_content_order_are_type_for_each_key_type() {
+    // [01] before [00 02 00]: count order, not content order.
+    let count_order = two(&[1], &[0, 2, 0]);
+    let dup = two(&[5], &[5]);
+    let empty_last = two(&[0], &[]);
+    for (bytes, at) in [(&count_order, 10), (&dup, 10), (&empty_last, 10)] {
+        type_at(
+            kiln_serde::from_slice::<BTreeMap<Vec<u8>, u8>>(bytes),
+            at,
+            "Vec<u8>",
+        );
+        type_at(
+            kiln_serde::from_slice::<BTreeMap<ByteBuf, u8>>(bytes),
+            at,
+            "ByteBuf",
+        );
+        type_at(
+            kiln_serde::from_slice::<BTreeMap<&[u8], u8>>(bytes),
+            at,
+            "&[u8]",
+        );
+        type_at(
+            kiln_serde::from_slice::<BTreeMap<Wrapped, u8>>(bytes),
+            at,
+            "newtype",
+        );
+        type_at(
+            kiln_serde::from_slice::<BTreeMap<(Vec<u8>,), u8>>(bytes),
+            at,
+            "tuple",
+        );
+        type_at(
+            kiln_serde::from_reader::<_, BTreeMap<Vec<u8>, u8>>(&bytes[..]),
+            at,
+            "Vec<u8> from a reader",
+        );
+    }
+    // The content order is accepted by all.
+    let ok = two(&[0, 2, 0], &[1]);
+    assert_eq!(
+        kiln_serde::from_slice::<BTreeMap<Vec<u8>, u8>>(&ok)
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(
+        kiln_serde::from_slice::<BTreeMap<ByteBuf, u8>>(&ok)
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(
+        kiln_serde::from_slice::<BTreeMap<&[u8], u8>>(&ok)
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+/// Keys that are not `list<u8>` sort by their whole encoding, count first:
+/// a one-element key before a two-element one, whatever the elements.
+#[test]
+fn other_keys_sort_by_their_whole_encoding() {
+    fn check<K: Serialize + for<'de> Deserialize<'de> + Ord + std::fmt::Debug>(
+        short: K,
+        long: K,
+        what: &str,
+    ) {
+        let first = kiln_serde::to_vec(&(&short, 0u8)).unwrap();
+        let map = BTreeMap::from([(short, 0u8), (long, 0u8)]);
+        let bytes = kiln_serde::to_vec(&map).unwrap();
+        let (a, b) = bytes[4..].split_at(first.len());
+        assert_eq!(a, first, "{what}: the one-element key first");
+        assert_eq!(
+            kiln_serde::from_slice::<BTreeMap<K, u8>>(&bytes).unwrap(),
+            map
+        );
+        // Swapping the two entries is out of order.
+        let swapped = [&bytes[..4], b, a].concat();
+        let e = kiln_serde::from_slice::<BTreeMap<K, u8>>(&swapped).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Type, "{what}: {e}");
+    }
+    // Content order would put [0, 0] first.
+    check(vec![0x0101u16], vec![0, 0], "Vec<u16>");
+    check(vec![1i8], vec![0, 0], "Vec<i8>");
+    check(vec![true], vec![false, false], "Vec<bool>");
+    check(vec![vec![1u8]], vec![vec![], vec![]], "Vec<Vec<u8>>");
+    // (u8, u8) has no count: its encoding is its content.
+    let map = BTreeMap::from([((1u8, 0u8), 0u8), ((0, 2), 0)]);
+    assert_eq!(
+        kiln_serde::to_vec(&map).unwrap(),
+        [2, 0, 0, 0, 0, 2, 0, 1, 0, 0]
+    );
+    // Option<Vec<u8>>: the tag and the count are part of the sort bytes.
+    let map = BTreeMap::from([(Some(vec![1u8]), 0u8), (Some(vec![0, 0]), 0)]);
+    let bytes = kiln_serde::to_vec(&map).unwrap();
+    assert_eq!(bytes[4..10], [1, 1, 0, 0, 0, 1]);
+    assert_eq!(
+        kiln_serde::from_slice::<BTreeMap<Option<Vec<u8>>, u8>>(&bytes).unwrap(),
+        map
+    );
+}
+
+#[test]
+fn decode_then_encode_is_the_identity_for_list_u8_keys() {
+    let bytes = expected();
+    let m: BTreeMap<&[u8], u8> = kiln_serde::from_slice(&bytes).unwrap();
+    assert_eq!(kiln_serde::to_vec(&m).unwrap(), bytes);
+    let m: BTreeMap<Vec<u8>, u8> = kiln_serde::from_slice(&bytes).unwrap();
+    assert_eq!(kiln_serde::to_vec(&m).unwrap(), bytes);
+}
+
+// ---- kiln_serde::sorted
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct HashTags {
+    #[serde(with = "kiln_serde::sorted")]
+    tags: HashSet<String>,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct TreeTags {
+    #[serde(with = "kiln_serde::sorted")]
+    tags: BTreeSet<String>,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct VecTags {
+    #[serde(with = "kiln_serde::sorted")]
+    tags: Vec<u32>,
+}
+
+#[test]
+fn sorted_sets_write_the_same_bytes_as_btree_sets() {
+    let words = ["pear", "apple", "fig", "", "banana", "apples"];
+    let hash = HashTags {
+        tags: words.iter().map(|s| s.to_string()).collect(),
+    };
+    let tree = TreeTags {
+        tags: words.iter().map(|s| s.to_string()).collect(),
+    };
+    let bytes = kiln_serde::to_vec(&hash).unwrap();
+    assert_eq!(bytes, kiln_serde::to_vec(&tree).unwrap());
+    assert_eq!(bytes, kiln_serde::to_vec(&tree.tags).unwrap());
+    assert_eq!(kiln_serde::from_slice::<HashTags>(&bytes).unwrap(), hash);
+    assert_eq!(kiln_serde::from_slice::<TreeTags>(&bytes).unwrap(), tree);
+    // Another HashSet with another iteration order: the same bytes.
+    let mut other = HashSet::with_capacity(1000);
+    other.extend(words.iter().rev().map(|s| s.to_string()));
+    assert_eq!(
+        kiln_serde::to_vec(&HashTags { tags: other }).unwrap(),
+        bytes
+    );
+    // Through serde_json as well (the helper is format-agnostic).
+    let json = serde_json::to_string(&hash).unwrap();
+    assert_eq!(
+        json,
+        r#"{"tags":["","apple","apples","banana","fig","pear"]}"#
+    );
+}
+
+#[test]
+fn sorted_rejects_unordered_and_repeated_elements() {
+    let ok = kiln_serde::to_vec(&vec![1u32, 2, 3]).unwrap();
+    assert_eq!(
+        kiln_serde::from_slice::<VecTags>(&ok).unwrap().tags,
+        [1, 2, 3]
+    );
+    for bad in [[2u32, 1, 3], [1, 1, 3]] {
+        let bytes = kiln_serde::to_vec(&bad.to_vec()).unwrap();
+        let e = kiln_serde::from_slice::<VecTags>(&bytes).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Type, "{bad:?}: {e}");
+    }
+    let e = kiln_serde::from_slice::<HashTags>(&kiln_serde::to_vec(&vec!["b", "a"]).unwrap())
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Type, "{e}");
+    // A Vec with a repeat cannot be written (it could not be read back).
+    let e = kiln_serde::to_vec(&VecTags {
+        tags: vec![3, 1, 3],
+    })
+    .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Message, "{e}");
+    // A Vec is written sorted.
+    let v = VecTags {
+        tags: vec![3, 1, 2],
+    };
+    assert_eq!(kiln_serde::to_vec(&v).unwrap(), ok);
+}
