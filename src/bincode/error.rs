@@ -123,7 +123,7 @@ impl From<crate::Error> for Error {
     /// Translates a Kiln error by the table of the module docs.
     #[cold]
     fn from(err: crate::Error) -> Error {
-        from_kiln(err, None)
+        from_kiln(err)
     }
 }
 
@@ -134,7 +134,7 @@ impl From<crate::Error> for Error {
 /// detail holds its exact `Utf8Error`. It stays so that callers keep
 /// compiling.
 #[cold]
-pub(crate) fn from_kiln(err: crate::Error, _input: Option<&[u8]>) -> Error {
+pub(crate) fn from_kiln(err: crate::Error) -> Error {
     Box::new(kind_of(err))
 }
 
@@ -188,21 +188,21 @@ mod tests {
         for msg in ["", "bool byte 0x02 is not 0 or 1", "reworded"] {
             let e = kiln(ErrorCode::Type, msg, ErrorDetail::BadBool(2));
             assert!(matches!(
-                *from_kiln(e, None),
+                *from_kiln(e),
                 ErrorKind::InvalidBoolEncoding(2)
             ));
             let e = kiln(ErrorCode::Type, msg, ErrorDetail::BadOptionTag(0xff));
             assert!(matches!(
-                *from_kiln(e, None),
+                *from_kiln(e),
                 ErrorKind::InvalidTagEncoding(255)
             ));
             let e = kiln(ErrorCode::Utf8, msg, ErrorDetail::BadChar(0xd800));
             assert!(matches!(
-                *from_kiln(e, None),
+                *from_kiln(e),
                 ErrorKind::InvalidCharEncoding
             ));
             let e = kiln(ErrorCode::Utf8, msg, ErrorDetail::InvalidUtf8(utf8_error()));
-            match *from_kiln(e, None) {
+            match *from_kiln(e) {
                 ErrorKind::InvalidUtf8Encoding(u) => assert_eq!(u, utf8_error()),
                 other => panic!("{other:?}"),
             }
@@ -212,7 +212,7 @@ mod tests {
                 ErrorDetail::DeserializeAnyNotSupported,
             );
             assert!(matches!(
-                *from_kiln(e, None),
+                *from_kiln(e),
                 ErrorKind::DeserializeAnyNotSupported
             ));
         }
@@ -224,7 +224,7 @@ mod tests {
             (ErrorCode::Message, "deserialize_any is not supported"),
         ] {
             let e = kiln(code, msg, ErrorDetail::None);
-            match *from_kiln(e, None) {
+            match *from_kiln(e) {
                 ErrorKind::Custom(s) => assert!(s.ends_with(msg), "{s}"),
                 other => panic!("{code} {msg}: {other:?}"),
             }
@@ -234,28 +234,28 @@ mod tests {
     #[test]
     fn other_faults_keep_the_kiln_text() {
         let e = crate::Error::at(ErrorCode::Utf8, 0, "tensor name is not UTF-8");
-        assert!(matches!(*from_kiln(e, None), ErrorKind::Custom(_)));
+        assert!(matches!(*from_kiln(e), ErrorKind::Custom(_)));
         let e = kiln(
             ErrorCode::Type,
             "variant index 9",
             ErrorDetail::UnknownVariant(9),
         );
-        match *from_kiln(e, None) {
+        match *from_kiln(e) {
             ErrorKind::Custom(s) => assert_eq!(s, "TYPE at byte 3: variant index 9"),
             other => panic!("{other:?}"),
         }
         let e = crate::Error::at(ErrorCode::Type, 9, "map keys are not in order");
-        match *from_kiln(e, None) {
+        match *from_kiln(e) {
             ErrorKind::Custom(s) => assert_eq!(s, "TYPE at byte 9: map keys are not in order"),
             other => panic!("{other:?}"),
         }
         let e = crate::Error::at(ErrorCode::Trailing, 9, "2 bytes follow the value");
-        match *from_kiln(e, None) {
+        match *from_kiln(e) {
             ErrorKind::Custom(s) => assert_eq!(s, TRAILING_MSG),
             other => panic!("{other:?}"),
         }
         let e = kiln(ErrorCode::Limit, "too deep", ErrorDetail::TooDeep(128));
-        assert!(matches!(*from_kiln(e, None), ErrorKind::SizeLimit));
+        assert!(matches!(*from_kiln(e), ErrorKind::SizeLimit));
     }
 
     #[test]
@@ -264,7 +264,7 @@ mod tests {
         let bytes = [3, 0, 0, 0, b'a', 0xc3, b'b'];
         let e = crate::from_slice::<&str>(&bytes).unwrap_err();
         assert_eq!(e.detail(), ErrorDetail::InvalidUtf8(utf8_error()));
-        match *from_kiln(e, None) {
+        match *from_kiln(e) {
             ErrorKind::InvalidUtf8Encoding(u) => {
                 assert_eq!(u, utf8_error());
                 assert_eq!((u.valid_up_to(), u.error_len()), (1, Some(1)));

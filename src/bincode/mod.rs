@@ -320,7 +320,7 @@ fn check_limit<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Resul
 
 fn serialize_with<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Result<Vec<u8>> {
     check_limit(opts, value)?;
-    crate::ser::to_vec(value, opts.limits()).map_err(|e| from_kiln(e, None))
+    crate::ser::to_vec(value, opts.limits()).map_err(|e| from_kiln(e))
 }
 
 fn serialize_into_with<W: Write, T: ?Sized + Serialize>(
@@ -329,11 +329,11 @@ fn serialize_into_with<W: Write, T: ?Sized + Serialize>(
     value: &T,
 ) -> Result<()> {
     check_limit(opts, value)?;
-    crate::ser::to_writer(writer, value, opts.limits()).map_err(|e| from_kiln(e, None))
+    crate::ser::to_writer(writer, value, opts.limits()).map_err(|e| from_kiln(e))
 }
 
 fn serialized_size_with<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Result<u64> {
-    crate::ser::serialized_size(value, opts.limits()).map_err(|e| from_kiln(e, None))
+    crate::ser::serialized_size(value, opts.limits()).map_err(|e| from_kiln(e))
 }
 
 fn deserialize_seed_with<'a, T: DeserializeSeed<'a>>(
@@ -344,7 +344,7 @@ fn deserialize_seed_with<'a, T: DeserializeSeed<'a>>(
     let mut de = crate::de::Deserializer::from_slice(bytes, opts.limits());
     let value = match seed.deserialize(&mut de) {
         Ok(v) => v,
-        Err(e) => return Err(from_kiln(e.or_offset(de.offset()), Some(bytes))),
+        Err(e) => return Err(from_kiln(e.or_offset(de.offset()))),
     };
     // `rest()` runs to the real end of the slice, also under a byte limit.
     if !opts.allows_trailing_bytes() && !de.rest().is_empty() {
@@ -361,6 +361,6 @@ fn deserialize_from_seed_with<'a, R: Read, T: DeserializeSeed<'a>>(
     let mut de = crate::de::Deserializer::from_reader(reader, opts.limits());
     match seed.deserialize(&mut de) {
         Ok(v) => Ok(v),
-        Err(e) => Err(from_kiln(e.or_offset(de.offset()), None)),
+        Err(e) => Err(from_kiln(e.or_offset(de.offset()))),
     }
 }

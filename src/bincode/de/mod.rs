@@ -85,7 +85,7 @@ pub(crate) fn passing(err: crate::Error) -> Error {
         }
         return Box::new(ErrorKind::Custom("error of the BincodeRead".to_string()));
     }
-    from_kiln(err, None)
+    from_kiln(err)
 }
 
 macro_rules! forward {
