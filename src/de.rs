@@ -19,15 +19,37 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::error::{Error, ErrorCode, ErrorDetail, Result};
 use crate::limits::Limits;
-use crate::read::{IoRead, Read, Reference, SliceRead};
-use crate::tensors::TENSORS_TOKEN;
+use crate::read::{Read, Reference};
+use crate::token;
+
+pub use crate::read::{IoRead, SliceRead};
 
 mod key;
 
 /// Size hint for a stream, where the bytes that remain are unknown.
 const STREAM_HINT_CAP: usize = 4096;
 
-/// The Frozen deserializer over a [`Read`] input.
+/// The Frozen deserializer, over a slice ([`Deserializer::from_slice`],
+/// zero-copy for `&str` and `&[u8]`) or a stream
+/// ([`Deserializer::from_reader`]).
+///
+/// The crate's functions ([`crate::from_slice`], [`Options`](crate::Options)'s
+/// methods) build one for you; build one yourself to drive a
+/// `DeserializeSeed`, or to read several values from one input and see
+/// where each ends.
+///
+/// # Examples
+///
+/// ```
+/// use kiln_serde::{de::Deserializer, Limits};
+/// use serde::Deserialize;
+///
+/// let mut de = Deserializer::from_slice(&[1, 2, 0], &Limits::DEFAULT);
+/// let a = u8::deserialize(&mut de).unwrap();
+/// let b = u16::deserialize(&mut de).unwrap();
+/// de.end().unwrap(); // TRAILING if bytes were left
+/// assert_eq!((a, b), (1, 2));
+/// ```
 pub struct Deserializer<R> {
     read: R,
     scratch: Vec<u8>,
@@ -431,7 +453,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
-        if name.len() == TENSORS_TOKEN.len() && name == TENSORS_TOKEN {
+        if token::is_tensors(name) {
             return self.tensors(visitor);
         }
         // No level of its own (spec 6): its nesting is fixed by the type.

@@ -47,10 +47,9 @@ pub mod limits;
 pub mod options;
 #[allow(unsafe_code)]
 mod raw;
-pub mod read;
+mod read;
 pub mod schema;
 mod ser;
-mod size;
 pub mod sorted;
 pub mod tensors;
 mod token;

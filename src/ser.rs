@@ -12,10 +12,13 @@ use serde::ser::{self, Serialize};
 
 use crate::error::{Error, ErrorCode, ErrorDetail, Result};
 use crate::limits::Limits;
-use crate::tensors::serde_impl::BlockOnly;
-use crate::tensors::TENSORS_TOKEN;
+use crate::token;
 
+mod block;
 mod key;
+mod size;
+
+use block::BlockOnly;
 use key::KeySer;
 
 /// Flush to the sink once this many bytes are buffered (outside maps).
@@ -243,7 +246,7 @@ pub(crate) fn to_vec<T: ?Sized + Serialize>(value: &T, limits: &Limits) -> Resul
 }
 
 /// An empty buffer with room for `head` bytes and then `value`, sized by a
-/// counting pre-pass ([`crate::size`]) so that the output is written into
+/// counting pre-pass ([`size`]) so that the output is written into
 /// one allocation instead of a doubling series (each growth copies the
 /// bytes so far and touches fresh pages). The room is capped by the
 /// options' total limit, and a failed reservation just starts small.
@@ -252,7 +255,7 @@ pub(crate) fn buffer_for<T: ?Sized + Serialize>(
     limits: &Limits,
     head: usize,
 ) -> Vec<u8> {
-    let body = crate::size::hint(value).unwrap_or(64);
+    let body = size::hint(value).unwrap_or(64);
     let body = match limits.limit {
         Some(limit) => body.min(usize::try_from(limit).unwrap_or(usize::MAX)),
         None => body,
@@ -348,7 +351,7 @@ pub(crate) fn serialized_size<T: ?Sized + Serialize>(value: &T, limits: &Limits)
     // A counting pass when it can vouch for the result (no map, counts
     // within the wire maximum, within the size limit); else the real
     // serializer, so that every error is the one `to_vec` gives.
-    if let Some(n) = crate::size::exact(value, limits.max_depth) {
+    if let Some(n) = size::exact(value, limits.max_depth) {
         if limits.limit.map_or(true, |limit| n <= limit) {
             return Ok(n);
         }
@@ -465,7 +468,7 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for &'a mut Serializer<'w, STRE
         name: &'static str,
         value: &T,
     ) -> Result<()> {
-        if name.len() == TENSORS_TOKEN.len() && name == TENSORS_TOKEN {
+        if token::is_tensors(name) {
             // The block raw, without a count; anything but bytes: MESSAGE.
             return value.serialize(BlockOnly(|block: &[u8]| self.write_raw_block(block)));
         }

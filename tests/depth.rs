@@ -137,12 +137,7 @@ fn kiln_boundary<S: Shape>(cap: u32) {
     assert_limit(opts.to_writer(&mut w, &bad), at, cap, "to_writer");
     assert!(w.is_empty(), "nothing written");
     let head = kiln_serde::frame::FRAME_LEN as u64;
-    assert_limit(
-        schema.to_vec(&bad),
-        head + at,
-        cap,
-        "framed::to_vec",
-    );
+    assert_limit(schema.to_vec(&bad), head + at, cap, "framed::to_vec");
     let mut w = Vec::new();
     assert_limit(
         schema.to_writer(&mut w, &bad),
@@ -170,12 +165,7 @@ fn kiln_boundary<S: Shape>(cap: u32) {
     );
     assert_limit(opts.from_reader::<_, S>(&bytes[..]), at, cap, "from_reader");
     let f = schema.clone().with_options(more).to_vec(&bad).unwrap();
-    assert_limit(
-        schema.from_slice(&f),
-        head + at,
-        cap,
-        "framed::from_slice",
-    );
+    assert_limit(schema.from_slice(&f), head + at, cap, "framed::from_slice");
     assert_limit(
         schema.from_reader(&f[..]),
         head + at,

@@ -187,20 +187,11 @@ mod tests {
     fn the_kind_comes_from_code_and_detail_not_from_the_message() {
         for msg in ["", "bool byte 0x02 is not 0 or 1", "reworded"] {
             let e = kiln(ErrorCode::Type, msg, ErrorDetail::BadBool(2));
-            assert!(matches!(
-                *from_kiln(e),
-                ErrorKind::InvalidBoolEncoding(2)
-            ));
+            assert!(matches!(*from_kiln(e), ErrorKind::InvalidBoolEncoding(2)));
             let e = kiln(ErrorCode::Type, msg, ErrorDetail::BadOptionTag(0xff));
-            assert!(matches!(
-                *from_kiln(e),
-                ErrorKind::InvalidTagEncoding(255)
-            ));
+            assert!(matches!(*from_kiln(e), ErrorKind::InvalidTagEncoding(255)));
             let e = kiln(ErrorCode::Utf8, msg, ErrorDetail::BadChar(0xd800));
-            assert!(matches!(
-                *from_kiln(e),
-                ErrorKind::InvalidCharEncoding
-            ));
+            assert!(matches!(*from_kiln(e), ErrorKind::InvalidCharEncoding));
             let e = kiln(ErrorCode::Utf8, msg, ErrorDetail::InvalidUtf8(utf8_error()));
             match *from_kiln(e) {
                 ErrorKind::InvalidUtf8Encoding(u) => assert_eq!(u, utf8_error()),

@@ -320,7 +320,7 @@ fn check_limit<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Resul
 
 fn serialize_with<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Result<Vec<u8>> {
     check_limit(opts, value)?;
-    crate::ser::to_vec(value, opts.limits()).map_err(|e| from_kiln(e))
+    crate::ser::to_vec(value, opts.limits()).map_err(from_kiln)
 }
 
 fn serialize_into_with<W: Write, T: ?Sized + Serialize>(
@@ -329,11 +329,11 @@ fn serialize_into_with<W: Write, T: ?Sized + Serialize>(
     value: &T,
 ) -> Result<()> {
     check_limit(opts, value)?;
-    crate::ser::to_writer(writer, value, opts.limits()).map_err(|e| from_kiln(e))
+    crate::ser::to_writer(writer, value, opts.limits()).map_err(from_kiln)
 }
 
 fn serialized_size_with<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Result<u64> {
-    crate::ser::serialized_size(value, opts.limits()).map_err(|e| from_kiln(e))
+    crate::ser::serialized_size(value, opts.limits()).map_err(from_kiln)
 }
 
 fn deserialize_seed_with<'a, T: DeserializeSeed<'a>>(

@@ -98,9 +98,7 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for KeySer<'a, 'w, STREAM> {
         name: &'static str,
         value: &T,
     ) -> Result<()> {
-        if name.len() == crate::tensors::TENSORS_TOKEN.len()
-            && name == crate::tensors::TENSORS_TOKEN
-        {
+        if crate::token::is_tensors(name) {
             // A tensor block: the plain serializer writes it raw.
             return ser::Serializer::serialize_newtype_struct(self.0, name, value);
         }

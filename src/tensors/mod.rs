@@ -45,7 +45,7 @@ mod dtype;
 mod layout;
 mod owned;
 mod placement;
-pub(crate) mod serde_impl;
+mod serde_impl;
 mod table;
 mod tensor;
 mod validate;
@@ -64,5 +64,3 @@ pub use placement::Layout;
 pub use tensor::{OpaqueLayout, TensorView};
 pub use validate::validate;
 pub use view::{Iter, TensorsView};
-
-pub(crate) use crate::token::TENSORS_TOKEN;

@@ -18,8 +18,8 @@ use std::fmt;
 
 use serde::ser::{self, Serialize};
 
-use crate::tensors::serde_impl::BlockOnly;
-use crate::tensors::TENSORS_TOKEN;
+use super::block::BlockOnly;
+use crate::token;
 
 /// The number of bytes `value` encodes to, when its `Serialize` impl
 /// succeeds; `None` if it fails (the real pass will say why).
@@ -208,7 +208,7 @@ impl<const EXACT: bool> ser::Serializer for &mut Counter<EXACT> {
 
     #[inline]
     fn serialize_newtype_struct<T: ?Sized + Serialize>(self, name: &'static str, value: &T) -> R {
-        if name.len() == TENSORS_TOKEN.len() && name == TENSORS_TOKEN {
+        if token::is_tensors(name) {
             // The block without a count; anything but bytes fails, as in
             // `ser.rs` (the same `BlockOnly`).
             return value.serialize(BlockOnly(|block: &[u8]| {
