@@ -226,7 +226,7 @@ pub trait Options: sealed::Sealed + Sized {
         self,
         reader: R,
     ) -> Result<T> {
-        super::de::from_custom_seed(self, PhantomData, reader)
+        super::deserialize_from_custom_with(&self.kiln_options(), PhantomData, reader)
     }
 
     /// Decodes one value from a custom [`BincodeRead`](super::BincodeRead)
@@ -239,7 +239,7 @@ pub trait Options: sealed::Sealed + Sized {
         seed: T,
         reader: R,
     ) -> Result<T::Value> {
-        super::de::from_custom_seed(self, seed, reader)
+        super::deserialize_from_custom_with(&self.kiln_options(), seed, reader)
     }
 
     /// Decodes into an existing value (`Deserialize::deserialize_in_place`)
@@ -252,7 +252,7 @@ pub trait Options: sealed::Sealed + Sized {
         R: super::BincodeRead<'a>,
         T: Deserialize<'a>,
     {
-        super::de::in_place(self, reader, place)
+        super::deserialize_in_place_with(&self.kiln_options(), reader, place)
     }
 }
 
@@ -360,6 +360,17 @@ impl<O: Options> sealed::Sealed for WithMaxDepth<O> {}
 impl<O: Options> Options for WithMaxDepth<O> {
     fn kiln_options(&self) -> crate::Options {
         self.options.kiln_options().with_max_depth(self.max_depth)
+    }
+}
+
+/// Options already turned into Kiln's: what the `Options` methods that
+/// build a [`Deserializer`](super::Deserializer) hand it.
+pub(crate) struct Resolved(pub(crate) crate::Options);
+
+impl sealed::Sealed for Resolved {}
+impl Options for Resolved {
+    fn kiln_options(&self) -> crate::Options {
+        self.0
     }
 }
 

@@ -364,3 +364,25 @@ fn deserialize_from_seed_with<'a, R: Read, T: DeserializeSeed<'a>>(
         Err(e) => Err(from_kiln(e.or_offset(de.offset()))),
     }
 }
+
+/// `Options::deserialize_from_custom[_seed]`: `seed` over a `BincodeRead`,
+/// no trailing-bytes check (as bincode).
+fn deserialize_from_custom_with<'a, R: BincodeRead<'a>, T: DeserializeSeed<'a>>(
+    opts: &crate::Options,
+    seed: T,
+    reader: R,
+) -> Result<T::Value> {
+    let mut de = Deserializer::with_bincode_read(reader, config::Resolved(*opts));
+    seed.deserialize(&mut de)
+}
+
+/// `Options::deserialize_in_place`: `T::deserialize_in_place` over a
+/// `BincodeRead`.
+fn deserialize_in_place_with<'a, R: BincodeRead<'a>, T: Deserialize<'a>>(
+    opts: &crate::Options,
+    reader: R,
+    place: &mut T,
+) -> Result<()> {
+    let mut de = Deserializer::with_bincode_read(reader, config::Resolved(*opts));
+    T::deserialize_in_place(&mut de, place)
+}

@@ -11,7 +11,7 @@ pub mod read;
 
 use std::io;
 
-use serde::de::{Deserialize, DeserializeSeed, Visitor};
+use serde::de::Visitor;
 
 use self::bridge::Bridge;
 use self::read::{BincodeRead, IoReader, SliceReader};
@@ -139,26 +139,4 @@ impl<'de, R: BincodeRead<'de>, O: Options> serde::Deserializer<'de> for &mut Des
     fn is_human_readable(&self) -> bool {
         false
     }
-}
-
-/// `Options::deserialize_from_custom_seed`: `seed` over a `BincodeRead`,
-/// no trailing-bytes check (as bincode).
-pub(crate) fn from_custom_seed<'a, O: Options, R: BincodeRead<'a>, T: DeserializeSeed<'a>>(
-    options: O,
-    seed: T,
-    reader: R,
-) -> Result<T::Value> {
-    let mut de = Deserializer::with_bincode_read(reader, options);
-    seed.deserialize(&mut de)
-}
-
-/// `Options::deserialize_in_place`: `T::deserialize_in_place` over a
-/// `BincodeRead`.
-pub(crate) fn in_place<'a, O: Options, R: BincodeRead<'a>, T: Deserialize<'a>>(
-    options: O,
-    reader: R,
-    place: &mut T,
-) -> Result<()> {
-    let mut de = Deserializer::with_bincode_read(reader, options);
-    T::deserialize_in_place(&mut de, place)
 }
