@@ -39,6 +39,7 @@
 #![deny(unsafe_code)]
 
 pub mod bincode;
+pub mod checkpoint;
 pub mod de;
 pub mod error;
 pub mod frame;
@@ -52,6 +53,9 @@ pub mod schema;
 pub mod ser;
 mod size;
 pub mod tensors;
+#[cfg(feature = "mmap")]
+pub use checkpoint::TensorsFile;
+pub use checkpoint::{Checkpoint, CheckpointView};
 pub use tensors::{Dtype, Tensors, TensorsBuilder, TensorsView};
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};

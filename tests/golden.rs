@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use golden_cases::golden_digest::{fnv1a64, sha256_hex};
 use golden_cases::golden_frame::{POINT_SWAPPED_TEXT, POINT_TEXT, TENSORS_TEXT};
-use kiln_serde::tensors::{check_buffer, Quant, TensorView, Tensors, TensorsBuilder, TensorsView};
+use kiln_serde::checkpoint::check_buffer;
+use kiln_serde::tensors::{Quant, TensorView, Tensors, TensorsBuilder, TensorsView};
 use kiln_serde::Limits;
 use kiln_serde::{frame, Error};
 use serde::{Deserialize, Serialize};
@@ -232,7 +233,7 @@ fn generator_digests_are_right() {
     assert_eq!(fnv1a64("a"), 0xaf63dc4c8601ec8c);
     assert_eq!(fnv1a64(POINT_TEXT), 0x5e8fcc49ab06d825);
     assert_eq!(fnv1a64(TENSORS_TEXT), 0x91b48d411a259b35);
-    assert_eq!(fnv1a64(TENSORS_TEXT), kiln_serde::tensors::TENSORS_HASH);
+    assert_eq!(fnv1a64(TENSORS_TEXT), kiln_serde::checkpoint::TENSORS_HASH);
     assert_eq!(
         kiln_serde::schema::hash::<Point>().unwrap(),
         fnv1a64(POINT_TEXT)

@@ -7,8 +7,9 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
+use kiln_serde::checkpoint::{check_buffer, TENSORS_HASH};
 use kiln_serde::frame;
-use kiln_serde::tensors::{check_buffer, Dtype, Quant, TensorSpec, TensorsBuilder, TENSORS_HASH};
+use kiln_serde::tensors::{Dtype, Quant, TensorSpec, TensorsBuilder};
 use kiln_serde::{Error, Limits};
 use safetensors::tensor::{SafeTensors, View};
 

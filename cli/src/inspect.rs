@@ -4,8 +4,9 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use kiln_serde::checkpoint::{check_buffer, TENSORS_HASH};
 use kiln_serde::frame::{self, FrameHeader, FRAME_LEN};
-use kiln_serde::tensors::{check_buffer, TensorsView, TENSORS_HASH};
+use kiln_serde::tensors::TensorsView;
 use kiln_serde::{Error, Limits};
 use serde::Serialize;
 

@@ -6,11 +6,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+use kiln_serde::checkpoint::{check_buffer, TENSORS_HASH};
 use kiln_serde::frame;
 use kiln_serde::schema::hash_text;
-use kiln_serde::tensors::{
-    check_buffer, Dtype, Quant, TensorSpec, Tensors, TensorsBuilder, TENSORS_HASH,
-};
+use kiln_serde::tensors::{Dtype, Quant, TensorSpec, Tensors, TensorsBuilder};
 use kiln_serde::Limits;
 use safetensors::tensor::TensorView as StView;
 use safetensors::{Dtype as St, SafeTensors};

@@ -574,7 +574,7 @@ pub fn check_record(buf: &[u8], plan: &[u8]) {
 /// readers (offsets shifted by the frame).
 pub fn check_file(buf: &[u8]) {
     let opts = Options::default();
-    let r = tensors::check_buffer(buf, &opts);
+    let r = kiln_serde::checkpoint::check_buffer(buf, &opts);
     if let Err(e) = &r {
         check_error(e, buf.len());
     }

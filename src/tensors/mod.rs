@@ -13,7 +13,9 @@
 //!   with typed, zero-copy access when the payload address is aligned.
 //! * [`Tensors`] owns a validated block in an [`AlignedBuf`], so its typed
 //!   views are always aligned.
-//! * [`TensorsBuilder`] writes the one canonical layout (spec 5.7).
+//! * [`TensorsBuilder`] writes the one canonical layout (spec 5.7);
+//!   [`TensorsWriter`] writes the same layout from metadata first and then
+//!   each payload from any reader (a model larger than memory).
 //! * [`TensorsView::table`] prints a directory as `kiln inspect` does.
 //!
 //! # Examples
@@ -40,7 +42,6 @@
 
 mod aligned;
 mod builder;
-mod check;
 mod dtype;
 mod layout;
 mod owned;
@@ -48,18 +49,20 @@ pub(crate) mod serde_impl;
 mod table;
 mod validate;
 mod view;
+mod writer;
 
 pub use aligned::{AlignedBuf, READ_CHUNK};
 pub use builder::{TensorSpec, TensorsBuilder};
-pub use check::{check_buffer, TENSORS_HASH};
 pub use dtype::{Dtype, Element, Quant, QuantScheme, OPAQUE_MAX, OPAQUE_MIN};
 pub(crate) use layout::meta_bytes;
+pub(crate) use layout::{desc_off, D_NAME_LEN};
 pub use layout::{
     header_lens, ALIGN, DESC_LEN, FLAG_LE, FLAG_NAMES, HEADER_LEN, MAGIC, MAX_RANK, VERSION,
 };
 pub use owned::Tensors;
 pub use validate::{validate, Layout};
 pub use view::{Iter, OpaqueLayout, TensorView, TensorsView};
+pub use writer::{TensorsWriter, COPY_CHUNK};
 
 /// The serde newtype-struct name that marks a tensor directory. The Kiln
 /// serializer writes a `serialize_newtype_struct(TENSORS_TOKEN, bytes)` as the
