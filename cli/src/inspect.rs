@@ -1,13 +1,14 @@
-//! `kiln check` and `kiln inspect`: the judgement of
-//! [`check_buffer`], the frame and the directory table.
+//! `kiln check` and `kiln inspect` of one file: the judgement of
+//! [`CheckpointView::from_bytes`] (the same as `check_buffer`), the frame,
+//! a checkpoint's metadata and the directory table.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use kiln_serde::checkpoint::{check_buffer, TENSORS_HASH};
-use kiln_serde::frame::{self, FrameHeader, FRAME_LEN};
+use kiln_serde::checkpoint::{FileKind, CHECKPOINT_HASH, TENSORS_HASH};
+use kiln_serde::frame::{self, FrameHeader};
 use kiln_serde::tensors::TensorsView;
-use kiln_serde::{Error, Limits};
+use kiln_serde::{CheckpointView, Error, Limits};
 use serde::Serialize;
 
 use crate::mmap::Input;
@@ -24,6 +25,8 @@ With --json, one JSON object (format version 1; fields are only ever added):
     version, profile, flags   the frame's bytes 4, 5 and 6
     hash          \"0x%016x\", or null when the frame has no hash
     hash_is_tensors  true when hash is the hash of `tensors` (0x91b48d411a259b35)
+  kind            \"bare\", \"framed\" or \"checkpoint\" (frame hash 0xa16f22b5f4281eb1)
+  metadata        a checkpoint's string metadata as an object, else null
   directory       start (byte offset of the directory in the file), bytes
                   (block length), count, heap_start, heap_bytes,
                   payload_start, payload_bytes (starts are file offsets)
@@ -39,13 +42,13 @@ With --json, one JSON object (format version 1; fields are only ever added):
 A faulty file prints the error as `kiln check` does (not JSON), exit 1.";
 
 /// Reads `path` or fails with exit status 2.
-fn open(path: &Path) -> Result<Input, Failure> {
+pub fn open(path: &Path) -> Result<Input, Failure> {
     Input::open(path).map_err(|e| Failure::io(format!("cannot read {}", path.display()), &e))
 }
 
 /// The two lines `kiln check` prints for a fault: the code word, then
 /// `at byte N: sentence`.
-fn fault_lines(e: &Error) -> String {
+pub fn fault_lines(e: &Error) -> String {
     match e.offset() {
         Some(n) => format!("{}\nat byte {n}: {}\n", e.code().as_str(), e.message()),
         None => format!("{}\n{}\n", e.code().as_str(), e.message()),
@@ -64,7 +67,7 @@ fn report_fault(path: &Path, e: &Error) -> Result<ExitCode, Failure> {
 }
 
 /// The frame header of a framed file, `None` for a bare directory.
-fn frame_of(bytes: &[u8]) -> Option<FrameHeader> {
+pub fn frame_of(bytes: &[u8]) -> Option<FrameHeader> {
     if bytes.starts_with(&frame::MAGIC) {
         frame::parse(bytes).ok()
     } else {
@@ -76,12 +79,18 @@ fn frame_of(bytes: &[u8]) -> Option<FrameHeader> {
 pub fn check(path: &Path) -> Result<ExitCode, Failure> {
     let input = open(path)?;
     let bytes = input.bytes();
-    match check_buffer(bytes, &Limits::default()) {
-        Ok(view) => {
-            let framing = match frame_of(bytes) {
-                Some(FrameHeader { hash: Some(_), .. }) => "framed, hash = tensors",
-                Some(_) => "framed, no hash",
-                None => "bare directory",
+    match CheckpointView::from_bytes(bytes, &Limits::default()) {
+        Ok(ck) => {
+            let view = ck.tensors();
+            let framing = match (ck.kind(), frame_of(bytes)) {
+                (FileKind::Checkpoint, _) => format!(
+                    "checkpoint, {} metadata entr{}",
+                    ck.metadata().len(),
+                    if ck.metadata().len() == 1 { "y" } else { "ies" }
+                ),
+                (_, Some(FrameHeader { hash: Some(_), .. })) => "framed, hash = tensors".into(),
+                (_, Some(_)) => "framed, no hash".into(),
+                (_, None) => "bare directory".into(),
             };
             out(&format!(
                 "ok\n{}, {} payload bytes ({framing}, {}-byte block)\n",
@@ -99,36 +108,38 @@ pub fn check(path: &Path) -> Result<ExitCode, Failure> {
 pub fn inspect(path: &Path, json: bool) -> Result<ExitCode, Failure> {
     let input = open(path)?;
     let bytes = input.bytes();
-    let view = match check_buffer(bytes, &Limits::default()) {
+    let ck = match CheckpointView::from_bytes(bytes, &Limits::default()) {
         Ok(v) => v,
         Err(e) => return report_fault(path, &e),
     };
-    let frame = frame_of(bytes);
-    let start = if frame.is_some() { FRAME_LEN } else { 0 };
     if json {
-        let doc = document(path, bytes.len(), frame, start, &view);
+        let doc = document(path, bytes, &ck);
         let mut text = serde_json::to_string_pretty(&doc)
             .map_err(|e| Failure::Usage(format!("cannot write JSON: {e}")))?;
         text.push('\n');
         out(&text)?;
     } else {
-        out(&text_report(path, bytes.len(), frame, start, &view))?;
+        out(&text_report(path, bytes, &ck))?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn text_report(
-    path: &Path,
-    file_len: usize,
-    frame: Option<FrameHeader>,
-    start: usize,
-    view: &TensorsView<'_>,
-) -> String {
-    let frame_line = match frame {
+/// Where the directory starts: it is the last thing in the file.
+fn dir_start(bytes: &[u8], view: &TensorsView<'_>) -> usize {
+    bytes.len() - view.as_bytes().len().min(bytes.len())
+}
+
+/// The `kiln inspect` text of one valid file.
+pub fn text_report(path: &Path, bytes: &[u8], ck: &CheckpointView<'_>) -> String {
+    let view = ck.tensors();
+    let file_len = bytes.len();
+    let start = dir_start(bytes, view);
+    let frame_line = match frame_of(bytes) {
         None => "none (bare directory)".to_string(),
         Some(h) => {
             let hash = match h.hash {
                 Some(x) if x == TENSORS_HASH => format!("hash {x:#018x} (= hash of `tensors`)"),
+                Some(x) if x == CHECKPOINT_HASH => format!("hash {x:#018x} (= hash of Checkpoint)"),
                 Some(x) => format!("hash {x:#018x} (not the hash of `tensors`)"),
                 None => "no hash".to_string(),
             };
@@ -139,9 +150,20 @@ fn text_report(
         }
     };
     let l = view.layout();
+    let mut meta = String::new();
+    if ck.kind() == FileKind::Checkpoint {
+        meta.push_str(&format!(
+            "metadata: {} entr{}\n",
+            ck.metadata().len(),
+            if ck.metadata().len() == 1 { "y" } else { "ies" }
+        ));
+        for (k, v) in ck.metadata() {
+            meta.push_str(&format!("  {k:?}: {v:?}\n"));
+        }
+    }
     format!(
         "file: {} ({file_len} bytes)\n\
-         frame: {frame_line}\n\
+         frame: {frame_line}\n{meta}\
          directory: at byte {start}, {} bytes, {}; name heap {} bytes at byte {}; \
          payload region {} bytes at byte {}\n\n{}",
         path.display(),
@@ -155,13 +177,16 @@ fn text_report(
     )
 }
 
+/// The `--json` document of one file.
 #[derive(Serialize)]
-struct Doc {
+pub struct Doc {
     format: &'static str,
     version: u32,
     file: String,
     file_bytes: u64,
     frame: Option<FrameDoc>,
+    kind: &'static str,
+    metadata: Option<std::collections::BTreeMap<String, String>>,
     directory: DirDoc,
     tensors: Vec<TensorDoc>,
     totals: Totals,
@@ -226,13 +251,12 @@ struct Totals {
     block_bytes: u64,
 }
 
-fn document(
-    path: &Path,
-    file_len: usize,
-    frame: Option<FrameHeader>,
-    start: usize,
-    view: &TensorsView<'_>,
-) -> Doc {
+/// The `--json` document of one valid file.
+pub fn document(path: &Path, bytes: &[u8], ck: &CheckpointView<'_>) -> Doc {
+    let view = ck.tensors();
+    let file_len = bytes.len();
+    let frame = frame_of(bytes);
+    let start = dir_start(bytes, view);
     let l = view.layout();
     let start = start as u64;
     let payload_start = start + l.payload_start() as u64;
@@ -282,6 +306,13 @@ fn document(
             flags: h.flags,
             hash: h.hash.map(|x| format!("{x:#018x}")),
             hash_is_tensors: h.hash == Some(TENSORS_HASH),
+        }),
+        kind: ck.kind().name(),
+        metadata: (ck.kind() == FileKind::Checkpoint).then(|| {
+            ck.metadata()
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
         }),
         directory: DirDoc {
             start,

@@ -1,6 +1,7 @@
 //! The `kiln` binary, run for real: `check`'s output and exit status for a
 //! valid file and for each error code, `inspect`'s table and JSON, `hash`,
-//! and `convert` round trips through the `safetensors` crate.
+//! and `convert` round trips through the `safetensors` crate (checkpoints
+//! and sharded checkpoints: `tests/checkpoints.rs`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -578,31 +579,6 @@ fn convert_round_trip_is_lossless() {
     let r = run(&["convert", path_str(&kp), path_str(&st_out)]);
     assert_eq!(r.code, 0);
     assert!(std::fs::read(&st_out).unwrap() == original);
-}
-
-#[test]
-fn convert_drops_metadata_with_a_warning() {
-    let dir = TempDir::new().unwrap();
-    let model: Vec<_> = model().into_iter().take(5).collect();
-    let st_in = dir.path().join("m.safetensors");
-    let meta: HashMap<String, String> = [("format".to_string(), "pt".to_string())].into();
-    write_safetensors(&st_in, &model, Some(meta));
-    let kp = dir.path().join("m.kiln");
-    let r = run(&["convert", path_str(&st_in), path_str(&kp)]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(
-        r.stderr.starts_with("kiln: warning: ")
-            && r.stderr.contains("__metadata__")
-            && r.stderr.contains("format")
-            && r.stderr.contains("dropped"),
-        "{}",
-        r.stderr
-    );
-    let view_bytes = std::fs::read(&kp).unwrap();
-    assert_eq!(
-        check_buffer(&view_bytes, &Limits::default()).unwrap().len(),
-        5
-    );
 }
 
 #[test]
