@@ -6,11 +6,12 @@
 //! manifest through the decoder.
 //!
 //! Manifest entry fields (documented in `spec/golden/README.md`): `name`,
-//! `file`, `form` (`frozen`, `framed-value`, `directory`, `framed`),
+//! `file`, `form` (`frozen`, `framed-value`, `directory`, `framed`,
+//! `checkpoint`),
 //! `description`, `expect` (`ok` or a code word), `offset` (for errors), and
 //! for `ok` cases either `type` + `value` (a Frozen value as JSON) or
 //! `tensors` (a directory: name, dtype, shape, payload sha256, and quant or
-//! layout when present).
+//! layout when present), plus `metadata` for a checkpoint.
 //!
 //! The directory and frame cases live in `golden_dir.rs` and
 //! `golden_frame.rs` beside this file; `golden_digest.rs` has the SHA-256
@@ -20,6 +21,8 @@
 
 #[path = "golden_digest.rs"]
 pub mod golden_digest;
+#[path = "golden_checkpoint.rs"]
+pub mod golden_checkpoint;
 #[path = "golden_dir.rs"]
 pub mod golden_dir;
 #[path = "golden_frame.rs"]
@@ -129,6 +132,7 @@ fn extra_cases() -> Vec<Case> {
     let mut v = golden_dir::directory_cases();
     v.extend(golden_frame::framed_value_cases());
     v.extend(golden_frame::framed_dir_cases());
+    v.extend(golden_checkpoint::checkpoint_cases());
     v
 }
 
