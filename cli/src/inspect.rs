@@ -47,12 +47,54 @@ pub fn open(path: &Path) -> Result<Input, Failure> {
 }
 
 /// The two lines `kiln check` prints for a fault: the code word, then
-/// `at byte N: sentence`.
+/// `at byte N: sentence`, with byte lists shown readably.
 pub fn fault_lines(e: &Error) -> String {
+    let msg = readable_bytes(e.message());
     match e.offset() {
-        Some(n) => format!("{}\nat byte {n}: {}\n", e.code().as_str(), e.message()),
-        None => format!("{}\n{}\n", e.code().as_str(), e.message()),
+        Some(n) => format!("{}\nat byte {n}: {msg}\n", e.code().as_str()),
+        None => format!("{}\n{msg}\n", e.code().as_str()),
     }
+}
+
+/// Rewrites every debug-printed byte list `[72, 6f, 6f, 74]` in `msg` as
+/// `"root" (72 6f 6f 74)`: the text with escapes, then the hex bytes.
+pub fn readable_bytes(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len());
+    let mut rest = msg;
+    while let Some(i) = rest.find('[') {
+        let (before, from) = rest.split_at(i);
+        out.push_str(before);
+        let parsed = from.find(']').and_then(|j| {
+            let inner = from.get(1..j)?;
+            let bytes: Option<Vec<u8>> = inner
+                .split(", ")
+                .map(|h| {
+                    (h.len() == 2)
+                        .then(|| u8::from_str_radix(h, 16).ok())
+                        .flatten()
+                })
+                .collect();
+            Some((bytes?, j))
+        });
+        match parsed {
+            Some((bytes, j)) => {
+                let text: String = bytes
+                    .iter()
+                    .flat_map(|&b| std::ascii::escape_default(b))
+                    .map(char::from)
+                    .collect();
+                let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+                out.push_str(&format!("\"{}\" ({})", text, hex.join(" ")));
+                rest = from.get(j + 1..).unwrap_or("");
+            }
+            None => {
+                out.push('[');
+                rest = from.get(1..).unwrap_or("");
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Prints a fault as `kiln check` does and picks the exit status: 1 for a
@@ -325,5 +367,24 @@ pub fn document(path: &Path, bytes: &[u8], ck: &CheckpointView<'_>) -> Doc {
         },
         tensors,
         totals,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::readable_bytes;
+
+    #[test]
+    fn byte_lists_become_text_and_hex() {
+        assert_eq!(
+            readable_bytes("directory magic is [72, 6f, 6f, 74], expected \"KDIR\""),
+            "directory magic is \"root\" (72 6f 6f 74), expected \"KDIR\""
+        );
+        assert_eq!(readable_bytes("[00, ff]"), "\"\\x00\\xff\" (00 ff)");
+        assert_eq!(
+            readable_bytes("shape [1, 2] and [x]"),
+            "shape [1, 2] and [x]"
+        );
+        assert_eq!(readable_bytes("a [22] b"), "a \"\\\"\" (22) b");
     }
 }

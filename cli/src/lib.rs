@@ -17,6 +17,7 @@ pub mod progress;
 pub mod shard;
 pub mod st_header;
 pub mod tempout;
+pub mod type_text;
 
 use std::fmt;
 use std::io::{self, Write};
@@ -74,8 +75,11 @@ pub enum Command {
     /// Print the FNV-1a 64 hash of a canonical type text as 0x%016x.
     ///
     /// Example: `kiln hash 'struct Point{x:i32,y:i32}'` prints
-    /// 0x5e8fcc49ab06d825. The text is hashed as given (no whitespace is
-    /// removed).
+    /// 0x5e8fcc49ab06d825. The text must be canonical (spec section 4: no
+    /// whitespace but the one space after `struct`/`enum`, known names,
+    /// balanced brackets, a tuple of equal elements written `[T;N]`,
+    /// N >= 2); anything else is a fault of the input: the column and the
+    /// reason on stderr, exit status 1, nothing on stdout.
     Hash {
         /// The canonical type text, for example `tensors`.
         text: String,
@@ -186,6 +190,12 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Check { file } => inspect::check(&file),
         Command::Inspect { file, json } => inspect::inspect(&file, json),
         Command::Hash { text } => {
+            if let Err(e) = type_text::check_type_text(&text) {
+                let pad = " ".repeat(e.column.saturating_sub(1));
+                return Err(Failure::Fault(format!(
+                    "not canonical type text: {e}\n  {text}\n  {pad}^"
+                )));
+            }
             out(&format!("{:#018x}\n", kiln_serde::schema::hash_text(&text)))?;
             Ok(ExitCode::SUCCESS)
         }

@@ -175,8 +175,16 @@ fn check_reports_each_code_with_offset() {
         assert_eq!(r.code, 1, "{name}: {}", r.stderr);
         assert_eq!(
             r.stdout,
-            format!("{code}\nat byte {offset}: {}\n", e.message()),
+            format!(
+                "{code}\nat byte {offset}: {}\n",
+                kiln_cli::inspect::readable_bytes(e.message())
+            ),
             "{name}"
+        );
+        assert!(
+            !r.stdout.contains(", 44, "),
+            "bytes shown readably: {}",
+            r.stdout
         );
         assert_eq!(r.stderr, "", "{name}");
     }
@@ -373,11 +381,28 @@ fn hash_prints_the_spec_check_values() {
     for (text, want) in [
         ("struct Point{x:i32,y:i32}", "0x5e8fcc49ab06d825\n"),
         ("tensors", "0x91b48d411a259b35\n"),
-        ("a", "0xaf63dc4c8601ec8c\n"),
-        ("", "0xcbf29ce484222325\n"),
+        (
+            "struct Checkpoint{metadata:map<str,str>,tensors:tensors}",
+            "0xa16f22b5f4281eb1\n",
+        ),
     ] {
         let r = run(&["hash", text]);
         assert_eq!((r.code, r.stdout.as_str()), (0, want), "{text:?}");
+    }
+    // Not type text: exit 1, the column on stderr, nothing on stdout.
+    for (text, col) in [
+        ("a", 1),
+        ("", 1),
+        ("struct Point{x:i32, y:i32}", 20),
+        ("(u8,u8)", 1),
+    ] {
+        let r = run(&["hash", text]);
+        assert_eq!((r.code, r.stdout.as_str()), (1, ""), "{text:?}");
+        assert!(
+            r.stderr.contains(&format!("column {col}: ")),
+            "{}",
+            r.stderr
+        );
     }
 }
 
