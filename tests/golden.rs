@@ -12,10 +12,10 @@ use golden_cases::golden_checkpoint::CHECKPOINT_TEXT;
 use golden_cases::golden_digest::{fnv1a64, sha256_hex};
 use golden_cases::golden_frame::{POINT_SWAPPED_TEXT, POINT_TEXT, TENSORS_TEXT};
 use kiln_serde::checkpoint::{check_buffer, FileKind};
-use kiln_serde::{Checkpoint, CheckpointView};
 use kiln_serde::tensors::{Quant, TensorView, Tensors, TensorsBuilder, TensorsView};
 use kiln_serde::Limits;
 use kiln_serde::{frame, Error};
+use kiln_serde::{Checkpoint, CheckpointView};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -259,7 +259,10 @@ fn generator_digests_are_right() {
     assert_eq!(fnv1a64(TENSORS_TEXT), 0x91b48d411a259b35);
     assert_eq!(fnv1a64(TENSORS_TEXT), kiln_serde::checkpoint::TENSORS_HASH);
     assert_eq!(fnv1a64(CHECKPOINT_TEXT), 0xa16f22b5f4281eb1);
-    assert_eq!(fnv1a64(CHECKPOINT_TEXT), kiln_serde::checkpoint::CHECKPOINT_HASH);
+    assert_eq!(
+        fnv1a64(CHECKPOINT_TEXT),
+        kiln_serde::checkpoint::CHECKPOINT_HASH
+    );
     assert_eq!(
         kiln_serde::schema::hash::<Point>().unwrap(),
         fnv1a64(POINT_TEXT)

@@ -463,9 +463,9 @@ pub fn check_view(view: &TensorsView<'_>) {
 /// A bare directory block through every reader.
 pub fn check_block(buf: &[u8], plan: &[u8]) {
     let opts = Options::default();
-    let layout = tensors::validate(buf, &opts);
-    let taken = TensorsView::take_from_bytes(buf, &opts);
-    let exact = TensorsView::from_bytes(buf, &opts);
+    let layout = tensors::validate(buf, opts.limits());
+    let taken = TensorsView::take_from_bytes(buf, opts.limits());
+    let exact = TensorsView::from_bytes(buf, opts.limits());
     same_outcome(&layout, &taken, "validate vs take_from_bytes");
     match (&exact, &taken) {
         (Ok(v), Ok((_, rest))) => {
@@ -506,14 +506,14 @@ pub fn check_block(buf: &[u8], plan: &[u8]) {
     if let Ok(t) = &owned {
         assert_eq!(t.as_bytes(), buf);
         assert_reencodes(t, buf);
-        assert_eq!(Tensors::from_bytes(buf, &opts).expect("owned"), *t);
+        assert_eq!(Tensors::from_bytes(buf, opts.limits()).expect("owned"), *t);
     }
     let borrowed = kiln_serde::from_slice::<TensorsView<'_>>(buf);
     same_outcome(&exact, &borrowed, "from_bytes vs from_slice::<TensorsView>");
 
     // Streams: one block from the front, the reader left right after it.
     let mut r = ChunkReader::new(buf, plan);
-    let read = Tensors::read_from(&mut r, &opts);
+    let read = Tensors::read_from(&mut r, opts.limits());
     match (&taken, &read) {
         (Ok((v, _)), Ok(t)) => {
             assert_eq!(t.as_bytes(), v.as_bytes());
@@ -574,14 +574,14 @@ pub fn check_record(buf: &[u8], plan: &[u8]) {
 /// readers (offsets shifted by the frame).
 pub fn check_file(buf: &[u8]) {
     let opts = Options::default();
-    let r = kiln_serde::checkpoint::check_buffer(buf, &opts);
+    let r = kiln_serde::checkpoint::check_buffer(buf, opts.limits());
     if let Err(e) = &r {
         check_error(e, buf.len());
     }
     if !buf.starts_with(b"KILN") {
         same_outcome(
             &r,
-            &TensorsView::from_bytes(buf, &opts),
+            &TensorsView::from_bytes(buf, opts.limits()),
             "check_buffer bare",
         );
     } else if let Ok(v) = &r {

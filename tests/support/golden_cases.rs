@@ -19,10 +19,10 @@
 
 #![allow(dead_code)]
 
-#[path = "golden_digest.rs"]
-pub mod golden_digest;
 #[path = "golden_checkpoint.rs"]
 pub mod golden_checkpoint;
+#[path = "golden_digest.rs"]
+pub mod golden_digest;
 #[path = "golden_dir.rs"]
 pub mod golden_dir;
 #[path = "golden_frame.rs"]
