@@ -55,7 +55,8 @@ fn models(label: &str, elems: usize) -> (PathBuf, PathBuf) {
     if !kiln.exists() {
         let meta = BTreeMap::from([("format".to_string(), "pt".to_string())]);
         let mut f = std::io::BufWriter::new(File::create(&kiln).expect("create"));
-        f.write_all(&write_head(&meta).expect("head")).expect("write");
+        f.write_all(&write_head(&meta).expect("head"))
+            .expect("write");
         let specs = (0..COUNT)
             .map(|i| TensorSpec::declared(Dtype::F32, &[elems as u64], bytes as u64).named(name(i)))
             .collect();
@@ -68,7 +69,12 @@ fn models(label: &str, elems: usize) -> (PathBuf, PathBuf) {
     }
     if !st.exists() {
         let views: Vec<(String, StView<'_>)> = (0..COUNT)
-            .map(|i| (name(i), StView::new(StDtype::F32, vec![elems], &payload).expect("view")))
+            .map(|i| {
+                (
+                    name(i),
+                    StView::new(StDtype::F32, vec![elems], &payload).expect("view"),
+                )
+            })
             .collect();
         let meta = HashMap::from([("format".to_string(), "pt".to_string())]);
         safetensors::serialize_to_file(views, Some(meta), &st).expect("safetensors");

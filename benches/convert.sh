@@ -10,7 +10,9 @@
 #   to safetensors    kiln convert model.kiln back.safetensors (must equal
 #                     the input byte for byte)
 # `kiln convert` fsyncs its output before renaming it, so the fair baseline
-# is cp followed by an fsync of the copy; plain cp is printed too.
+# is cp followed by an fsync of the copy; plain cp is printed too. A global
+# `sync` runs before each measurement (untimed), so no run pays for the
+# write-back of the one before.
 #
 # Usage: bash benches/convert.sh [GIB]   (default 1.5; the model is rebuilt
 # when its size differs)
@@ -54,6 +56,7 @@ cat "$model" >/dev/null # into the page cache
 measure() { # label, command...
   local label="$1"; shift
   local log="$dir/time-$label.log"
+  sync # earlier outputs' dirty pages are written back before the clock starts
   /usr/bin/time -v "$@" >"$dir/out-$label.log" 2>"$log"
   local secs rss
   secs=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$log" \

@@ -5,13 +5,14 @@
 //! parsed from the file's first bytes ([`crate::st_header`]), the Kiln
 //! input is validated through a mapping that touches only its metadata and
 //! gap pages ([`kiln_serde::TensorsFile`]), and every payload is copied
-//! from the input file to the output in bounded chunks. The output is a
+//! from the input file to the output by `io::copy` of exactly its length
+//! (the kernel's file-to-file copy on Linux, bounded chunks elsewhere). The output is a
 //! temporary file renamed over OUT at the end, so a failed conversion
 //! leaves nothing behind.
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use indicatif::ProgressBar;
@@ -227,30 +228,27 @@ pub fn safetensors_to_kiln(
     let mut tmp = TempOut::create(output)?;
     let tmp_path = tmp.path.clone();
     let write_err = |e: &io::Error| Failure::io(format!("cannot write {}", tmp_path.display()), e);
-    let mut w = BufWriter::with_capacity(1 << 20, tmp.file()?);
+    // Unbuffered: the metadata is one write, each payload one `io::copy`
+    // from a `Take<File>` to a `File` (the kernel's file-to-file copy on
+    // Linux), so no payload byte needs to pass through this process.
+    let w = tmp.file()?;
     w.write_all(&head).map_err(|e| write_err(&e))?;
-    let mut tw = TensorsWriter::new(&mut w, specs, &Limits::default()).map_err(|e| {
+    let mut tw = TensorsWriter::new(w, specs, &Limits::default()).map_err(|e| {
         Failure::Fault(format!("{}: cannot write it as Kiln: {e}", input.display()))
     })?;
     let block_len = tw.block_len();
-    let mut pos = h.data_start;
+    let mut src = r.into_inner();
     for t in &h.tensors {
-        let at = h.data_start + t.begin;
-        if at != pos {
-            r.seek(SeekFrom::Start(at))
-                .map_err(|e| Failure::io(format!("cannot read {}", input.display()), &e))?;
-        }
-        tw.copy_payload(&mut r)
+        src.seek(SeekFrom::Start(h.data_start + t.begin))
+            .map_err(|e| Failure::io(format!("cannot read {}", input.display()), &e))?;
+        tw.write_payload_with(|w, n| io::copy(&mut (&mut src).take(n), w))
             .map_err(|e| copy_failure(input, &tmp_path, &e))?;
-        pos = h.data_start + t.end;
         if let Some(b) = bar {
             b.inc(t.end - t.begin);
         }
     }
     tw.finish()
         .map_err(|e| copy_failure(input, &tmp_path, &e))?;
-    w.flush().map_err(|e| write_err(&e))?;
-    drop(w);
     if let Some(b) = own_bar {
         b.finish_and_clear();
     }

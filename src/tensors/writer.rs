@@ -180,6 +180,74 @@ impl<'a, W: Write> TensorsWriter<'a, W> {
         Ok(want)
     }
 
+    /// Writes the next tensor's payload with `copy`, which is given the
+    /// underlying writer and the payload length and must write exactly that
+    /// many bytes, returning the count (for example `io::copy` from a
+    /// `Take<File>` to a `File`, which the kernel can do without passing
+    /// the bytes through user space). The writer does not see the bytes, so
+    /// a packed 4-bit tensor with an odd element count, whose last nibble
+    /// must be checked, is refused: use [`copy_payload`](Self::copy_payload).
+    ///
+    /// # Errors
+    ///
+    /// EOF when `copy` reports fewer bytes than the length, MESSAGE when it
+    /// reports more or for an odd packed 4-bit tensor (before anything is
+    /// written), IO for its error; MESSAGE as
+    /// [`write_payload`](Self::write_payload). After an error the writer is
+    /// unusable.
+    pub fn write_payload_with<F>(&mut self, copy: F) -> Result<u64>
+    where
+        F: FnOnce(&mut W, u64) -> std::io::Result<u64>,
+    {
+        let (i, want) = self.start()?;
+        if let Some(s) = self.specs.get(i) {
+            let odd = s
+                .shape()
+                .iter()
+                .try_fold(1u64, |a, &d| a.checked_mul(d))
+                .is_some_and(|e| e % 2 == 1);
+            if s.dtype().is_packed4() && odd {
+                return Err(Error::new(
+                    ErrorCode::Message,
+                    None,
+                    format!(
+                        "tensor {i}{}: an odd packed 4-bit payload must go through copy_payload \
+                         (its last nibble is checked)",
+                        self.who(i)
+                    ),
+                ));
+            }
+        }
+        self.gap(i)?;
+        let at = self.pos;
+        let got = match copy(&mut self.w, want) {
+            Ok(n) => n,
+            Err(e) => {
+                self.failed = true;
+                return Err(Error::io(e, Some(at)));
+            }
+        };
+        self.pos = at.saturating_add(got);
+        if got != want {
+            self.failed = true;
+            let code = if got < want {
+                ErrorCode::Eof
+            } else {
+                ErrorCode::Message
+            };
+            return Err(Error::at(
+                code,
+                self.pos.min(at.saturating_add(want)),
+                format!(
+                    "tensor {i}{}: {got} payload bytes were written, {want} were declared",
+                    self.who(i)
+                ),
+            ));
+        }
+        self.next += 1;
+        Ok(want)
+    }
+
     /// Checks that every payload was written, flushes and returns the
     /// writer.
     ///
@@ -364,6 +432,43 @@ mod tests {
         let e = w.copy_payload(&mut &[0x21u8, 0x13][..]).unwrap_err();
         assert_eq!(e.code(), ErrorCode::Type);
         assert!(w.write_payload(&[]).is_err());
+    }
+
+    #[test]
+    fn payload_with_a_closure() {
+        let (a, b) = ([7u8; 65], [1.5f32, -2.0, 3.25]);
+        let sp = specs(&a, &b);
+        let want = {
+            let mut builder = TensorsBuilder::new();
+            for s in sp.clone() {
+                builder.push(s);
+            }
+            builder.build().unwrap()
+        };
+        let mut w = TensorsWriter::new(Vec::new(), sp, &Limits::default()).unwrap();
+        let n = w
+            .write_payload_with(|out, n| std::io::copy(&mut std::io::Read::take(&a[..], n), out))
+            .unwrap();
+        assert_eq!(n, 65);
+        w.write_payload_with(|out, _| {
+            out.extend_from_slice(bytemuck::cast_slice(&b));
+            Ok(12)
+        })
+        .unwrap();
+        // The odd i4 tensor must take the checked path.
+        let e = w.write_payload_with(|_, _| Ok(2)).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Message);
+        w.copy_payload(&mut &[0x21u8, 0x03][..]).unwrap();
+        assert_eq!(w.finish().unwrap(), want.as_bytes());
+
+        // A short copy is EOF and poisons the writer; a long one MESSAGE.
+        let mut w = TensorsWriter::new(Vec::new(), specs(&a, &b), &Limits::default()).unwrap();
+        let e = w.write_payload_with(|_, _| Ok(3)).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Eof);
+        assert!(w.write_payload(&b"x"[..]).is_err());
+        let mut w = TensorsWriter::new(Vec::new(), specs(&a, &b), &Limits::default()).unwrap();
+        let e = w.write_payload_with(|_, _| Ok(66)).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Message);
     }
 
     #[test]
