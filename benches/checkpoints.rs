@@ -11,13 +11,16 @@
 //! ```
 //!
 //! Models (written once under `target/kiln-bench/`, reused when present):
-//! 1,000 f32 tensors named `model.layers.NNNN.weight`, each of
-//! `[E]` elements with E = 1,025 (4 KiB + 4 bytes: every gap is 60 bytes,
-//! so the gap scan runs) or E = 262,145 (1 MiB + 4 bytes; 1 GiB in all).
+//! 1,000 f32 tensors named `model.layers.NNNN.weight`, each of `[E]`
+//! elements: E = 1,024 (`4k`) or 262,144 (`1m`, 1 GiB in all), payloads
+//! that are multiples of 64 bytes as real weights are, so there is no gap;
+//! and the worst case E = 1,025 (`4k-odd`) or 262,145 (`1m-odd`): every
+//! payload is 4 bytes past a multiple of 64, so each of the 999 gaps is 60
+//! bytes that the validator must read (one page fault per boundary).
 //! The Kiln file is a checkpoint with one metadata entry; the safetensors
 //! file has the same `__metadata__`.
 //!
-//! Bench ids: `checkpoints/<4k|1m>/open_lookup/<kiln|safetensors>`: open
+//! Bench ids: `checkpoints/<model>/open_lookup/<kiln|safetensors>`: open
 //! the file and look up 10 tensors by name, touching one element of each.
 
 use std::collections::{BTreeMap, HashMap};
@@ -96,7 +99,12 @@ fn bench(c: &mut Criterion) {
         g.sample_size(20);
     }
     let names = probes();
-    for (label, elems) in [("4k", 1025usize), ("1m", 262_145)] {
+    for (label, elems) in [
+        ("4k", 1024usize),
+        ("1m", 262_144),
+        ("4k-odd", 1025),
+        ("1m-odd", 262_145),
+    ] {
         let (kiln, st) = models(label, elems);
         g.bench_function(format!("{label}/open_lookup/kiln"), |b| {
             b.iter(|| {

@@ -46,41 +46,46 @@ pub(crate) struct Parsed<'a> {
     pub tensors: TensorsView<'a>,
 }
 
-/// Parses a standalone buffer of any of the three kinds.
+/// What comes before the directory: the kind, the metadata and where the
+/// directory starts.
+pub(crate) struct Prefix<'a> {
+    pub kind: FileKind,
+    pub metadata: BTreeMap<&'a str, &'a str>,
+    pub dir_start: usize,
+}
+
+/// Reads the frame and a checkpoint's metadata (never the directory).
 ///
 /// A buffer that starts with `KILN` is a frame: with the hash of
-/// `tensors`, or no hash, a directory follows; with [`CHECKPOINT_HASH`] a
-/// checkpoint; any other hash is SCHEMA at 8. Any other buffer is judged as
-/// a bare directory (a damaged magic is FRAME, under 32 bytes EOF). Offsets
-/// count from the start of `bytes`.
-pub(crate) fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Parsed<'a>> {
+/// `tensors`, or no hash, a directory follows; with [`CHECKPOINT_HASH`] the
+/// metadata map and then a directory; any other hash is SCHEMA at 8. Any
+/// other buffer is a bare directory. Offsets count from the start of
+/// `bytes`.
+pub(crate) fn prefix<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Prefix<'a>> {
     if !bytes.starts_with(&frame::MAGIC) {
-        return Ok(Parsed {
+        return Ok(Prefix {
             kind: FileKind::Bare,
             metadata: BTreeMap::new(),
-            tensors: TensorsView::from_bytes(bytes, limits)?,
+            dir_start: 0,
         });
     }
     let header = frame::parse(bytes)?;
     let body = bytes.get(frame::FRAME_LEN..).unwrap_or_default();
-    let shift = |e: Error| e.shifted(frame::FRAME_LEN as u64);
     match header.hash {
-        None | Some(TENSORS_HASH) => Ok(Parsed {
+        None | Some(TENSORS_HASH) => Ok(Prefix {
             kind: FileKind::Framed,
             metadata: BTreeMap::new(),
-            tensors: TensorsView::from_bytes(body, limits).map_err(shift)?,
+            dir_start: frame::FRAME_LEN,
         }),
         Some(CHECKPOINT_HASH) => {
-            let (metadata, tensors): (BTreeMap<&'a str, &'a str>, TensorsView<'a>) = Options::new()
+            let (metadata, rest): (BTreeMap<&'a str, &'a str>, &'a [u8]) = Options::new()
                 .with_limits(*limits)
-                .from_slice(body)
-                .map_err(shift)?;
-            let dir_start = (bytes.len() - tensors.as_bytes().len().min(bytes.len())) as u64;
-            check_named(&tensors, dir_start)?;
-            Ok(Parsed {
+                .take_from_slice(body)
+                .map_err(|e| e.shifted(frame::FRAME_LEN as u64))?;
+            Ok(Prefix {
                 kind: FileKind::Checkpoint,
                 metadata,
-                tensors,
+                dir_start: bytes.len() - rest.len().min(bytes.len()),
             })
         }
         Some(h) => Err(Error::at(
@@ -92,6 +97,24 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Parsed<'a>> 
             ),
         )),
     }
+}
+
+/// Parses a standalone buffer of any of the three kinds: [`prefix`], then
+/// the directory, which must end the buffer (TRAILING otherwise), then
+/// (for a checkpoint) the name rule.
+pub(crate) fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Parsed<'a>> {
+    let p = prefix(bytes, limits)?;
+    let dir = bytes.get(p.dir_start..).unwrap_or_default();
+    let tensors =
+        TensorsView::from_bytes(dir, limits).map_err(|e| e.shifted(p.dir_start as u64))?;
+    if p.kind == FileKind::Checkpoint {
+        check_named(&tensors, p.dir_start as u64)?;
+    }
+    Ok(Parsed {
+        kind: p.kind,
+        metadata: p.metadata,
+        tensors,
+    })
 }
 
 /// TYPE at the name_len field of the first unnamed tensor (spec 9: every

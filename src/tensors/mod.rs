@@ -60,6 +60,7 @@ pub use layout::{
     header_lens, ALIGN, DESC_LEN, FLAG_LE, FLAG_NAMES, HEADER_LEN, MAGIC, MAX_RANK, VERSION,
 };
 pub use owned::Tensors;
+pub(crate) use validate::{check_meta, FULL};
 pub use validate::{validate, Layout};
 pub use view::{Iter, OpaqueLayout, TensorView, TensorsView};
 pub use writer::{TensorsWriter, COPY_CHUNK};
