@@ -7,11 +7,11 @@ use std::process::ExitCode;
 
 use kiln_serde::checkpoint::{FileKind, CHECKPOINT_HASH, TENSORS_HASH};
 use kiln_serde::frame::{self, FrameHeader};
+use kiln_serde::tensors::AlignedBuf;
 use kiln_serde::tensors::TensorsView;
-use kiln_serde::{CheckpointView, Error, Limits};
+use kiln_serde::{CheckpointView, Error, Limits, TensorsFile};
 use serde::Serialize;
 
-use crate::mmap::Input;
 use crate::{out, plural, Failure};
 
 /// The `--json` document, for `kiln inspect --help`.
@@ -41,9 +41,72 @@ With --json, one JSON object (format version 1; fields are only ever added):
                   payload_bytes (payload region), block_bytes
 A faulty file prints the error as `kiln check` does (not JSON), exit 1.";
 
-/// Reads `path` or fails with exit status 2.
-pub fn open(path: &Path) -> Result<Input, Failure> {
-    Input::open(path).map_err(|e| Failure::io(format!("cannot read {}", path.display()), &e))
+/// A tensor file: mapped and validated by [`TensorsFile::open`] (so no
+/// payload page is mapped), or standard input read into memory.
+pub enum Loaded {
+    /// A mapped, validated file.
+    File(TensorsFile),
+    /// Standard input, not yet validated.
+    Stdin(AlignedBuf),
+}
+
+impl Loaded {
+    /// The file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Loaded::File(f) => f.as_bytes(),
+            Loaded::Stdin(b) => b.as_slice(),
+        }
+    }
+
+    /// The validated checkpoint (metadata and directory).
+    ///
+    /// # Errors
+    ///
+    /// The first fault of standard input's bytes.
+    pub fn checkpoint(&self) -> Result<CheckpointView<'_>, Error> {
+        match self {
+            Loaded::File(f) => Ok(f.checkpoint()),
+            Loaded::Stdin(b) => CheckpointView::from_bytes(b.as_slice(), &Limits::default()),
+        }
+    }
+}
+
+/// Opens `path` (`-` is standard input): the outer error is exit status 2
+/// (I/O), the inner one a fault of the bytes.
+///
+/// # Errors
+///
+/// [`Failure::Usage`] when the file cannot be read or mapped.
+pub fn load(path: &Path) -> Result<Result<Loaded, Error>, Failure> {
+    let cannot = |e: &std::io::Error| Failure::io(format!("cannot read {}", path.display()), e);
+    if path.as_os_str() == "-" {
+        return AlignedBuf::read_to_end_from(&mut std::io::stdin().lock())
+            .map(|b| Ok(Loaded::Stdin(b)))
+            .map_err(|e| cannot(&e));
+    }
+    if path.is_dir() {
+        return Err(cannot(&std::io::Error::other("is a directory")));
+    }
+    match TensorsFile::open(path) {
+        Ok(f) => Ok(Ok(Loaded::File(f))),
+        Err(e) => match e.io_error() {
+            Some(io) => Err(cannot(io)),
+            None => Ok(Err(e)),
+        },
+    }
+}
+
+/// [`load`] and [`Loaded::checkpoint`] in one: `Ok(Err(code))` is the exit
+/// status of a reported fault.
+fn load_checked(path: &Path) -> Result<Result<Loaded, ExitCode>, Failure> {
+    match load(path)? {
+        Ok(l) => match l.checkpoint() {
+            Ok(_) => Ok(Ok(l)),
+            Err(e) => report_fault(path, &e).map(Err),
+        },
+        Err(e) => report_fault(path, &e).map(Err),
+    }
 }
 
 /// The two lines `kiln check` prints for a fault: the code word, then
@@ -119,9 +182,12 @@ pub fn frame_of(bytes: &[u8]) -> Option<FrameHeader> {
 
 /// `kiln check FILE`.
 pub fn check(path: &Path) -> Result<ExitCode, Failure> {
-    let input = open(path)?;
+    let input = match load_checked(path)? {
+        Ok(l) => l,
+        Err(code) => return Ok(code),
+    };
     let bytes = input.bytes();
-    match CheckpointView::from_bytes(bytes, &Limits::default()) {
+    match input.checkpoint() {
         Ok(ck) => {
             let view = ck.tensors();
             let framing = match (ck.kind(), frame_of(bytes)) {
@@ -148,9 +214,12 @@ pub fn check(path: &Path) -> Result<ExitCode, Failure> {
 
 /// `kiln inspect FILE [--json]`.
 pub fn inspect(path: &Path, json: bool) -> Result<ExitCode, Failure> {
-    let input = open(path)?;
+    let input = match load_checked(path)? {
+        Ok(l) => l,
+        Err(code) => return Ok(code),
+    };
     let bytes = input.bytes();
-    let ck = match CheckpointView::from_bytes(bytes, &Limits::default()) {
+    let ck = match input.checkpoint() {
         Ok(v) => v,
         Err(e) => return report_fault(path, &e),
     };

@@ -12,7 +12,6 @@
 pub mod convert;
 pub mod dtypes;
 pub mod inspect;
-pub mod mmap;
 pub mod progress;
 pub mod shard;
 pub mod st_header;

@@ -352,10 +352,15 @@ pub fn check_or_inspect(path: &Path, inspect: Option<bool>) -> Result<ExitCode, 
                 index.first_tensor_of(s)
             ));
         }
-        let input = crate::inspect::open(&p)?;
+        let input = match crate::inspect::load(&p)? {
+            Ok(l) => l,
+            Err(e) => {
+                out(&format!("{}shard: {s}\n", crate::inspect::fault_lines(&e)))?;
+                return Ok(ExitCode::from(1));
+            }
+        };
         let bytes = input.bytes();
-        let ck = match kiln_serde::CheckpointView::from_bytes(bytes, &kiln_serde::Limits::default())
-        {
+        let ck = match input.checkpoint() {
             Ok(ck) => ck,
             Err(e) if e.code().is_spec_code() => {
                 let lines = crate::inspect::fault_lines(&e);
