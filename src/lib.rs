@@ -39,6 +39,7 @@
 #![deny(unsafe_code)]
 
 pub mod bincode;
+pub mod checkpoint;
 pub mod de;
 pub mod error;
 pub mod frame;
@@ -54,6 +55,9 @@ pub mod sorted;
 pub mod tensors;
 mod token;
 
+#[cfg(feature = "mmap")]
+pub use checkpoint::TensorsFile;
+pub use checkpoint::{Checkpoint, CheckpointView};
 pub use framed::Schema;
 pub use tensors::{Dtype, Tensors, TensorsBuilder, TensorsView};
 

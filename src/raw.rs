@@ -411,3 +411,45 @@ mod tests {
         assert_eq!(sum, 6);
     }
 }
+
+/// Piece 6: maps `file` read-only (feature `mmap`), for
+/// [`TensorsFile`](crate::checkpoint::TensorsFile).
+///
+/// The contract, stated plainly as memmap2 and safetensors do: the mapped
+/// bytes are the file's bytes *while nobody changes the file*. Truncating
+/// a mapped file while a view of it is alive makes a later access raise
+/// SIGBUS, and rewriting it in place changes bytes that were already
+/// validated under the view: both are undefined behaviour that no safe
+/// wrapper can prevent. This crate never writes into an existing file (its
+/// writers, and the `kiln` tool, write a temporary file and rename it over
+/// the target, which leaves an open mapping on the old inode intact); the
+/// caller of `TensorsFile::open` promises the same of every other writer.
+#[cfg(feature = "mmap")]
+pub(crate) fn map_file(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
+    // SAFETY: `Mmap::map` is unsafe only because the memory changes, or
+    // access faults, if the file is modified or truncated while mapped.
+    // The mapping is read-only and private to the `TensorsFile` that owns
+    // it; every view borrows that `TensorsFile`, so no view outlives the
+    // mapping; and the contract above (documented on `TensorsFile`) makes
+    // "nobody modifies the file while it is open" the caller's promise, as
+    // for memmap2 and safetensors.
+    unsafe { memmap2::Mmap::map(file) }
+}
+
+#[cfg(all(test, feature = "mmap"))]
+mod map_file_tests {
+    use std::io::Write;
+
+    #[test]
+    fn maps_exactly_the_file() {
+        let mut f = tempfile::tempfile().unwrap();
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        f.write_all(&data).unwrap();
+        let m = super::map_file(&f).unwrap();
+        assert_eq!(&m[..], &data[..]);
+        // Dropped while the file is still open: unmapped once, no leak.
+        drop(m);
+        let empty = tempfile::tempfile().unwrap();
+        assert_eq!(super::map_file(&empty).map(|m| m.len()).unwrap_or(0), 0);
+    }
+}

@@ -85,7 +85,8 @@ fn hostile_directory() -> Vec<u8> {
 
 #[test]
 fn hostile_directory_count_allocates_little() {
-    use kiln_serde::tensors::{check_buffer, validate, TensorsView};
+    use kiln_serde::checkpoint::check_buffer;
+    use kiln_serde::tensors::{validate, TensorsView};
     use kiln_serde::Tensors;
     let _g = SERIAL.lock().unwrap();
     let bytes = hostile_directory();

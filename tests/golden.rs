@@ -8,11 +8,14 @@ mod golden_cases;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use golden_cases::golden_checkpoint::CHECKPOINT_TEXT;
 use golden_cases::golden_digest::{fnv1a64, sha256_hex};
 use golden_cases::golden_frame::{POINT_SWAPPED_TEXT, POINT_TEXT, TENSORS_TEXT};
-use kiln_serde::tensors::{check_buffer, Quant, TensorView, Tensors, TensorsBuilder, TensorsView};
+use kiln_serde::checkpoint::{check_buffer, FileKind};
+use kiln_serde::tensors::{Quant, TensorView, Tensors, TensorsBuilder, TensorsView};
 use kiln_serde::Limits;
 use kiln_serde::{frame, Error};
+use kiln_serde::{Checkpoint, CheckpointView};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -123,12 +126,27 @@ fn decode_directory(bytes: &[u8], framed: bool) -> Result<Value, Error> {
     Ok(Value::Array(view.iter().map(|t| tensor_json(&t)).collect()))
 }
 
+/// Reads a checkpoint; for a valid one, checks that writing the view
+/// again gives the same bytes, and returns its metadata and tensors.
+fn decode_checkpoint(bytes: &[u8]) -> Result<Value, Error> {
+    let ck = CheckpointView::from_bytes(bytes, &Limits::default())?;
+    assert_eq!(ck.kind(), FileKind::Checkpoint);
+    assert_eq!(ck.to_vec()?, bytes, "re-encoding differs");
+    let back: Checkpoint = kiln_serde::framed::from_slice(bytes)?;
+    assert_eq!(back, ck.to_checkpoint(), "the serde reader agrees");
+    Ok(json!({
+        "metadata": ck.metadata(),
+        "tensors": ck.tensors().iter().map(|t| tensor_json(&t)).collect::<Vec<_>>(),
+    }))
+}
+
 fn run_case(case: &Value, bytes: &[u8]) -> Result<Value, Error> {
     match case["form"].as_str().expect("form") {
         "frozen" => decode_frozen(case["type"].as_str().expect("type"), bytes),
         "framed-value" => decode_framed_value(case["type"].as_str().expect("type"), bytes),
         "directory" => decode_directory(bytes, false),
         "framed" => decode_directory(bytes, true),
+        "checkpoint" => decode_checkpoint(bytes),
         other => panic!("unknown form {other}"),
     }
 }
@@ -151,7 +169,10 @@ fn every_manifest_case_behaves_as_stated() {
                 if let Some(want) = case.get("value") {
                     assert_eq!(&v, want, "{name}: value");
                 }
-                if let Some(want) = case.get("tensors") {
+                if case["form"] == "checkpoint" {
+                    assert_eq!(v["metadata"], case["metadata"], "{name}: metadata");
+                    assert_eq!(v["tensors"], case["tensors"], "{name}: tensors");
+                } else if let Some(want) = case.get("tensors") {
                     assert_eq!(&v, want, "{name}: tensors");
                 }
             }
@@ -191,6 +212,10 @@ fn manifest_entries_are_complete() {
             "ok" => match form {
                 "frozen" | "framed-value" => assert!(e.get("value").is_some(), "{name}"),
                 "directory" | "framed" => assert!(e["tensors"].is_array(), "{name}"),
+                "checkpoint" => assert!(
+                    e["tensors"].is_array() && e["metadata"].is_object(),
+                    "{name}"
+                ),
                 other => panic!("{name}: form {other}"),
             },
             code => {
@@ -232,7 +257,12 @@ fn generator_digests_are_right() {
     assert_eq!(fnv1a64("a"), 0xaf63dc4c8601ec8c);
     assert_eq!(fnv1a64(POINT_TEXT), 0x5e8fcc49ab06d825);
     assert_eq!(fnv1a64(TENSORS_TEXT), 0x91b48d411a259b35);
-    assert_eq!(fnv1a64(TENSORS_TEXT), kiln_serde::tensors::TENSORS_HASH);
+    assert_eq!(fnv1a64(TENSORS_TEXT), kiln_serde::checkpoint::TENSORS_HASH);
+    assert_eq!(fnv1a64(CHECKPOINT_TEXT), 0xa16f22b5f4281eb1);
+    assert_eq!(
+        fnv1a64(CHECKPOINT_TEXT),
+        kiln_serde::checkpoint::CHECKPOINT_HASH
+    );
     assert_eq!(
         kiln_serde::schema::hash::<Point>().unwrap(),
         fnv1a64(POINT_TEXT)

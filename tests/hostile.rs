@@ -390,7 +390,7 @@ const TENSOR_ENTRIES: [(&str, Run, bool); 7] = [
     ),
     (
         "check_buffer",
-        |b| tensors::check_buffer(b, &OPTS).map(drop),
+        |b| kiln_serde::checkpoint::check_buffer(b, &OPTS).map(drop),
         false,
     ),
     (

@@ -6,7 +6,8 @@
 
 use std::collections::HashMap;
 
-use kiln_serde::tensors::{check_buffer, AlignedBuf, Dtype, TensorSpec, TensorsBuilder};
+use kiln_serde::checkpoint::check_buffer;
+use kiln_serde::tensors::{AlignedBuf, Dtype, TensorSpec, TensorsBuilder};
 use kiln_serde::{frame, Limits};
 use safetensors::tensor::TensorView as StView;
 use safetensors::SafeTensors;
@@ -107,7 +108,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut out = std::io::BufWriter::new(std::fs::File::create(&kiln_path)?);
     std::io::Write::write_all(
         &mut out,
-        &frame::encode(Some(kiln_serde::tensors::TENSORS_HASH)),
+        &frame::encode(Some(kiln_serde::checkpoint::TENSORS_HASH)),
     )?;
     let written = builder.write_to(&mut out)?;
     std::io::Write::flush(&mut out)?;

@@ -1,25 +1,30 @@
-//! `kiln convert`: safetensors -> Kiln and Kiln -> safetensors with the
-//! `safetensors` crate, payloads borrowed from the (mapped) input.
+//! `kiln convert`: safetensors -> Kiln and Kiln -> safetensors, one file or
+//! a sharded checkpoint, streamed with bounded memory.
+//!
+//! Neither direction holds a payload in memory: the safetensors header is
+//! parsed from the file's first bytes ([`crate::st_header`]), the Kiln
+//! input is validated through a mapping that touches only its metadata and
+//! gap pages ([`kiln_serde::TensorsFile`]), and every payload is copied
+//! from the input file to the output by `io::copy` of exactly its length
+//! (the kernel's file-to-file copy on Linux, bounded chunks elsewhere). The output is a
+//! temporary file renamed over OUT at the end, so a failed conversion
+//! leaves nothing behind.
 
-use std::borrow::Cow;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::Path;
 
-use indicatif::{ProgressBar, ProgressStyle};
-use kiln_serde::frame;
-use kiln_serde::tensors::{check_buffer, Dtype, Quant, TensorSpec, TensorsBuilder, TENSORS_HASH};
-use kiln_serde::{Error, Limits};
-use safetensors::tensor::{SafeTensors, View};
+use indicatif::ProgressBar;
+use kiln_serde::checkpoint::{write_head, FileKind, TENSORS_HASH};
+use kiln_serde::tensors::{Quant, TensorSpec, TensorsWriter};
+use kiln_serde::{frame, Error, Limits, TensorsFile};
 
-use crate::mmap::Input;
+use crate::dtypes::{kiln_dtype, safetensors_dtype};
+use crate::progress::progress;
+use crate::st_header::{read_header, write_header, METADATA_KEY};
+use crate::tempout::TempOut;
 use crate::{out, Failure, Format};
-
-/// Conversions larger than this show a progress bar (on a terminal).
-const PROGRESS_MIN: u64 = 256 << 20;
-
-/// The reserved safetensors header key.
-const METADATA_KEY: &str = "__metadata__";
 
 /// `kiln convert IN OUT [--from F] [--to F] [--bare]`.
 pub fn convert(
@@ -29,12 +34,22 @@ pub fn convert(
     to: Option<Format>,
     bare: bool,
 ) -> Result<(), Failure> {
-    let data = Input::open(input)
-        .map_err(|e| Failure::io(format!("cannot read {}", input.display()), &e))?;
-    let bytes = data.bytes();
+    if crate::shard::is_index(input) {
+        if from.is_some() || to.is_some() || bare {
+            return Err(Failure::Usage(
+                "--from, --to and --bare do not apply to a sharded checkpoint".to_string(),
+            ));
+        }
+        let summary = crate::shard::convert_sharded(input, output)?;
+        return out(&format!(
+            "{} -> {}: {summary}\n",
+            input.display(),
+            output.display()
+        ));
+    }
     let from = match from.or_else(|| by_extension(input)) {
         Some(f) => f,
-        None => sniff(bytes),
+        None => sniff(input)?,
     };
     let to = match to.or_else(|| by_extension(output)) {
         Some(f) => f,
@@ -58,14 +73,46 @@ pub fn convert(
         ));
     }
     let summary = match to {
-        Format::Kiln => safetensors_to_kiln(input, bytes, output, bare)?,
-        Format::Safetensors => kiln_to_safetensors(input, bytes, output)?,
+        Format::Kiln => safetensors_to_kiln(input, output, bare, None)?.summary(),
+        Format::Safetensors => kiln_to_safetensors(input, output, None)?.summary(),
     };
     out(&format!(
         "{} ({from}) -> {} ({to}): {summary}\n",
         input.display(),
         output.display()
     ))
+}
+
+/// What one file's conversion wrote: the tensor names, the bytes and
+/// whether the output carries metadata.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// Tensor names, in name order.
+    pub names: Vec<String>,
+    /// Bytes of the output file.
+    pub bytes: u64,
+    /// Whether the output is a checkpoint (or has `__metadata__`).
+    pub metadata: Option<usize>,
+    /// Whether the output is a bare directory.
+    pub bare: bool,
+}
+
+impl Written {
+    fn summary(&self) -> String {
+        let meta = match self.metadata {
+            Some(n) => format!(
+                ", {n} metadata entr{} kept",
+                if n == 1 { "y" } else { "ies" }
+            ),
+            None => String::new(),
+        };
+        format!(
+            "{}, {} bytes{meta}{}",
+            crate::plural(self.names.len(), "tensor"),
+            self.bytes,
+            if self.bare { " (bare directory)" } else { "" }
+        )
+    }
 }
 
 fn by_extension(path: &Path) -> Option<Format> {
@@ -78,78 +125,18 @@ fn by_extension(path: &Path) -> Option<Format> {
 
 /// A file that starts with a Kiln frame or directory magic is Kiln; any
 /// other is taken to be safetensors (whose first 8 bytes are a length).
-fn sniff(bytes: &[u8]) -> Format {
-    if bytes.starts_with(&frame::MAGIC) || bytes.starts_with(&kiln_serde::tensors::MAGIC) {
-        Format::Kiln
-    } else {
-        Format::Safetensors
-    }
-}
-
-/// The Kiln dtype of a safetensors dtype, or why there is none.
-fn kiln_dtype(d: safetensors::Dtype) -> Result<Dtype, &'static str> {
-    use safetensors::Dtype as S;
-    Ok(match d {
-        S::BOOL => Dtype::Bool,
-        S::U8 => Dtype::U8,
-        S::I8 => Dtype::I8,
-        S::U16 => Dtype::U16,
-        S::I16 => Dtype::I16,
-        S::U32 => Dtype::U32,
-        S::I32 => Dtype::I32,
-        S::U64 => Dtype::U64,
-        S::I64 => Dtype::I64,
-        S::F16 => Dtype::F16,
-        S::BF16 => Dtype::Bf16,
-        S::F32 => Dtype::F32,
-        S::F64 => Dtype::F64,
-        S::F8_E4M3 => Dtype::F8E4M3,
-        S::F8_E5M2 => Dtype::F8E5M2,
-        S::F8_E8M0 => Dtype::F8E8M0,
-        S::F4 => {
-            return Err(
-                "safetensors F4 does not define the order of the two values in a \
-                        byte, so it is not mapped to Kiln's f4e2m1",
-            )
-        }
-        S::F8_E4M3FNUZ | S::F8_E5M2FNUZ => {
-            return Err("Kiln has no FNUZ float8 dtype (its f8e4m3/f8e5m2 are the OCP formats)")
-        }
-        S::F6_E2M3 | S::F6_E3M2 => return Err("Kiln has no 6-bit float dtype"),
-        S::C64 => return Err("Kiln has no complex dtype"),
-        _ => return Err("Kiln has no dtype with this code"),
-    })
-}
-
-/// The safetensors dtype of a Kiln dtype, or why there is none.
-fn safetensors_dtype(d: Dtype) -> Result<safetensors::Dtype, &'static str> {
-    use safetensors::Dtype as S;
-    Ok(match d {
-        Dtype::Bool => S::BOOL,
-        Dtype::U8 => S::U8,
-        Dtype::I8 => S::I8,
-        Dtype::U16 => S::U16,
-        Dtype::I16 => S::I16,
-        Dtype::U32 => S::U32,
-        Dtype::I32 => S::I32,
-        Dtype::U64 => S::U64,
-        Dtype::I64 => S::I64,
-        Dtype::F16 => S::F16,
-        Dtype::Bf16 => S::BF16,
-        Dtype::F32 => S::F32,
-        Dtype::F64 => S::F64,
-        Dtype::F8E4M3 => S::F8_E4M3,
-        Dtype::F8E5M2 => S::F8_E5M2,
-        Dtype::F8E8M0 => S::F8_E8M0,
-        Dtype::F4E2M1 => {
-            return Err(
-                "safetensors F4 does not define the order of the two values in a \
-                        byte, so Kiln's packed f4e2m1 is not mapped to it",
-            )
-        }
-        Dtype::I4 | Dtype::U4 => return Err("safetensors has no 4-bit integer dtype"),
-        Dtype::Opaque(_) => return Err("safetensors has no opaque block layouts"),
-    })
+fn sniff(path: &Path) -> Result<Format, Failure> {
+    let mut head = Vec::with_capacity(4);
+    File::open(path)
+        .and_then(|f| f.take(4).read_to_end(&mut head))
+        .map_err(|e| Failure::io(format!("cannot read {}", path.display()), &e))?;
+    Ok(
+        if head.starts_with(&frame::MAGIC) || head.starts_with(&kiln_serde::tensors::MAGIC) {
+            Format::Kiln
+        } else {
+            Format::Safetensors
+        },
+    )
 }
 
 /// How a tensor is named in messages.
@@ -157,147 +144,219 @@ fn label(name: &str) -> String {
     format!("{name:?}")
 }
 
-fn kiln_fault(input: &Path, e: &Error) -> Failure {
-    Failure::Fault(format!("{}: {e}", input.display()))
-}
-
-/// A progress bar for a conversion of `total` bytes, when stderr is a
-/// terminal and the conversion is large.
-fn progress(total: u64, what: &str) -> Option<ProgressBar> {
-    if total <= PROGRESS_MIN || !io::stderr().is_terminal() {
-        return None;
+/// Opens an input file and its length, or fails with exit status 2.
+fn open_input(input: &Path) -> Result<(File, u64), Failure> {
+    let err = |e: &io::Error| Failure::io(format!("cannot read {}", input.display()), e);
+    let f = File::open(input).map_err(|e| err(&e))?;
+    let meta = f.metadata().map_err(|e| err(&e))?;
+    if meta.is_dir() {
+        return Err(err(&io::Error::other("is a directory")));
     }
-    let style = ProgressStyle::with_template(
-        "{msg} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
-    )
-    .map(|s| s.progress_chars("=> "))
-    .unwrap_or_else(|_| ProgressStyle::default_bar());
-    let bar = ProgressBar::new(total).with_style(style);
-    bar.set_message(what.to_string());
-    Some(bar)
+    Ok((f, meta.len()))
 }
 
-fn safetensors_to_kiln(
+/// An I/O error while copying is exit 2, any other error a fault (1).
+fn copy_failure(input: &Path, tmp: &Path, e: &Error) -> Failure {
+    match e.io_error() {
+        Some(io) => Failure::io(
+            format!("cannot copy {} to {}", input.display(), tmp.display()),
+            io,
+        ),
+        None => Failure::Fault(format!("{}: cannot write it as Kiln: {e}", input.display())),
+    }
+}
+
+/// safetensors -> Kiln. A file with `__metadata__` (even `{}`) becomes a
+/// checkpoint, one without a framed (or, with `bare`, bare) directory.
+pub fn safetensors_to_kiln(
     input: &Path,
-    bytes: &[u8],
     output: &Path,
     bare: bool,
-) -> Result<String, Failure> {
-    let st_fault = |e: safetensors::SafeTensorError| {
+    bar: Option<&ProgressBar>,
+) -> Result<Written, Failure> {
+    let (file, file_len) = open_input(input)?;
+    let mut r = BufReader::with_capacity(1 << 16, file);
+    let h = read_header(&mut r, file_len).map_err(|why| {
         Failure::Fault(format!(
-            "{}: not a valid safetensors file: {e}",
+            "{}: not a valid safetensors file: {why}",
             input.display()
         ))
-    };
-    let (_, header) = SafeTensors::read_metadata(bytes).map_err(st_fault)?;
-    if let Some(meta) = header.metadata() {
-        if !meta.is_empty() {
-            let mut keys: Vec<&str> = meta.keys().map(String::as_str).collect();
-            keys.sort_unstable();
-            eprintln!(
-                "kiln: warning: {}: {METADATA_KEY} ({} entr{}: {}) has no place in Kiln and is dropped",
-                input.display(),
-                meta.len(),
-                if meta.len() == 1 { "y" } else { "ies" },
-                keys.join(", ")
-            );
-        }
+    })?;
+    if bare && h.metadata.is_some() {
+        return Err(Failure::Usage(format!(
+            "{}: has {METADATA_KEY}, which a bare directory cannot keep: drop --bare \
+             to write a checkpoint",
+            input.display()
+        )));
     }
-    let st = SafeTensors::deserialize(bytes).map_err(st_fault)?;
-    // Kiln order: by name bytes, as a map of tensors is.
-    let mut tensors: Vec<(&str, safetensors::tensor::TensorView<'_>)> = st.iter().collect();
-    tensors.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-
-    // The default caps: the output must pass `kiln check`.
-    let mut builder = TensorsBuilder::new();
-    for (name, t) in &tensors {
-        if name.is_empty() {
+    let mut specs = Vec::with_capacity(h.tensors.len());
+    for t in &h.tensors {
+        if t.name.is_empty() {
             return Err(Failure::Fault(format!(
                 "{}: a tensor has an empty name, which Kiln reads as unnamed",
                 input.display()
             )));
         }
-        let dtype = kiln_dtype(t.dtype()).map_err(|why| {
+        let dtype = kiln_dtype(t.dtype).map_err(|why| {
             Failure::Fault(format!(
                 "{}: tensor {} has dtype {:?}, which has no Kiln counterpart: {why}",
                 input.display(),
-                label(name),
-                t.dtype()
+                label(&t.name),
+                t.dtype
             ))
         })?;
-        let shape: Vec<u64> = t.shape().iter().map(|&d| d as u64).collect();
-        builder.push(TensorSpec::new(dtype, &shape, t.data()).named(*name));
+        let shape: Vec<u64> = t.shape.iter().map(|&d| d as u64).collect();
+        specs.push(TensorSpec::declared(dtype, &shape, t.end - t.begin).named(t.name.clone()));
     }
-    let block_len = builder.encoded_len().map_err(|e| {
-        Failure::Fault(format!("{}: cannot write it as Kiln: {e}", input.display()))
-    })?;
-    let total = block_len + if bare { 0 } else { frame::FRAME_LEN as u64 };
+    let head = match (&h.metadata, bare) {
+        (Some(m), _) => write_head(m).map_err(|e| {
+            Failure::Fault(format!(
+                "{}: cannot keep {METADATA_KEY}: {e}",
+                input.display()
+            ))
+        })?,
+        (None, false) => frame::encode(Some(TENSORS_HASH)).to_vec(),
+        (None, true) => Vec::new(),
+    };
+    let total: u64 = h.tensors.iter().map(|t| t.end - t.begin).sum();
+    let own_bar = match bar {
+        Some(_) => None,
+        None => progress(total, "writing Kiln"),
+    };
+    let bar = bar.or(own_bar.as_ref());
 
     let mut tmp = TempOut::create(output)?;
     let tmp_path = tmp.path.clone();
     let write_err = |e: &io::Error| Failure::io(format!("cannot write {}", tmp_path.display()), e);
-    let bar = progress(total, "writing Kiln");
-    {
-        let mut w = Counting {
-            inner: BufWriter::with_capacity(1 << 20, tmp.file()?),
-            bar: bar.as_ref(),
-        };
-        if !bare {
-            w.write_all(&frame::encode(Some(TENSORS_HASH)))
-                .map_err(|e| write_err(&e))?;
+    // Unbuffered: the metadata is one write, each payload one `io::copy`
+    // from a `Take<File>` to a `File` (the kernel's file-to-file copy on
+    // Linux), so no payload byte needs to pass through this process.
+    let w = tmp.file()?;
+    w.write_all(&head).map_err(|e| write_err(&e))?;
+    let mut tw = TensorsWriter::new(w, specs, &Limits::default()).map_err(|e| {
+        Failure::Fault(format!("{}: cannot write it as Kiln: {e}", input.display()))
+    })?;
+    let block_len = tw.block_len();
+    let mut src = r.into_inner();
+    for t in &h.tensors {
+        src.seek(SeekFrom::Start(h.data_start + t.begin))
+            .map_err(|e| Failure::io(format!("cannot read {}", input.display()), &e))?;
+        tw.write_payload_with(|w, n| io::copy(&mut (&mut src).take(n), w))
+            .map_err(|e| copy_failure(input, &tmp_path, &e))?;
+        if let Some(b) = bar {
+            b.inc(t.end - t.begin);
         }
-        builder.write_to(&mut w).map_err(|e| match e.io_error() {
-            Some(io) => write_err(io),
-            None => Failure::Fault(format!("{}: cannot write it as Kiln: {e}", input.display())),
-        })?;
-        w.flush().map_err(|e| write_err(&e))?;
     }
-    if let Some(b) = bar {
+    tw.finish()
+        .map_err(|e| copy_failure(input, &tmp_path, &e))?;
+    if let Some(b) = own_bar {
         b.finish_and_clear();
     }
     tmp.commit()?;
-    Ok(format!(
-        "{}, {total} bytes{}",
-        crate::plural(tensors.len(), "tensor"),
-        if bare { " (bare directory)" } else { "" }
-    ))
+    Ok(Written {
+        names: h.tensors.into_iter().map(|t| t.name).collect(),
+        bytes: head.len() as u64 + block_len,
+        metadata: h.metadata.as_ref().map(BTreeMap::len),
+        bare,
+    })
 }
 
-/// A Kiln tensor as a safetensors [`View`]: the payload is borrowed.
-struct StTensor<'a> {
+/// One tensor to copy into a safetensors file.
+struct Planned {
+    name: String,
     dtype: safetensors::Dtype,
     shape: Vec<usize>,
-    data: &'a [u8],
-    bar: Option<&'a ProgressBar>,
+    len: u64,
+    /// Where its payload starts in the input file.
+    at: u64,
 }
 
-impl View for StTensor<'_> {
-    fn dtype(&self) -> safetensors::Dtype {
-        self.dtype
-    }
+/// Kiln -> safetensors. `__metadata__` is written exactly when the input
+/// is a checkpoint.
+pub fn kiln_to_safetensors(
+    input: &Path,
+    output: &Path,
+    bar: Option<&ProgressBar>,
+) -> Result<Written, Failure> {
+    let (plan, metadata) = plan_kiln(input)?;
+    let list = plan
+        .iter()
+        .map(|p| (p.name.clone(), p.dtype, p.shape.clone(), p.len))
+        .collect();
+    let (prefix, order) = write_header(metadata.as_ref(), list).map_err(|why| {
+        Failure::Fault(format!(
+            "{}: cannot write it as safetensors: {why}",
+            input.display()
+        ))
+    })?;
+    let at: BTreeMap<&str, u64> = plan.iter().map(|p| (p.name.as_str(), p.at)).collect();
+    let total: u64 = plan.iter().map(|p| p.len).sum();
+    let own_bar = match bar {
+        Some(_) => None,
+        None => progress(total, "writing safetensors"),
+    };
+    let bar = bar.or(own_bar.as_ref());
 
-    fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-
-    fn data(&self) -> Cow<'_, [u8]> {
-        // The writer asks for each payload once, just before writing it.
-        if let Some(b) = self.bar {
-            b.inc(self.data.len() as u64);
+    let (mut src, _) = open_input(input)?;
+    let mut tmp = TempOut::create(output)?;
+    let tmp_path = tmp.path.clone();
+    let io_err = |e: &io::Error| {
+        Failure::io(
+            format!("cannot copy {} to {}", input.display(), tmp_path.display()),
+            e,
+        )
+    };
+    let dst = tmp.file()?;
+    dst.write_all(&prefix).map_err(|e| io_err(&e))?;
+    for e in &order {
+        let start = at.get(e.name.as_str()).copied().unwrap_or(0);
+        let len = e.end - e.begin;
+        src.seek(SeekFrom::Start(start)).map_err(|e| io_err(&e))?;
+        // `io::copy` from a `Take<File>` to a `File` uses the kernel's
+        // file-to-file copy where it can: no payload passes through here.
+        let n = io::copy(&mut (&mut src).take(len), dst).map_err(|e| io_err(&e))?;
+        if n != len {
+            return Err(Failure::Usage(format!(
+                "{}: the file ended while copying tensor {} ({n} of {len} bytes): \
+                 was it changed during the conversion?",
+                input.display(),
+                label(&e.name)
+            )));
         }
-        Cow::Borrowed(self.data)
+        if let Some(b) = bar {
+            b.inc(len);
+        }
     }
-
-    fn data_len(&self) -> usize {
-        self.data.len()
+    if let Some(b) = own_bar {
+        b.finish_and_clear();
     }
+    let bytes = prefix.len() as u64 + total;
+    tmp.commit()?;
+    let meta_len = metadata.as_ref().map(BTreeMap::len);
+    let mut names: Vec<String> = plan.into_iter().map(|p| p.name).collect();
+    names.sort_unstable();
+    Ok(Written {
+        names,
+        bytes,
+        metadata: meta_len,
+        bare: false,
+    })
 }
 
-fn kiln_to_safetensors(input: &Path, bytes: &[u8], output: &Path) -> Result<String, Failure> {
-    let view = check_buffer(bytes, &Limits::default()).map_err(|e| kiln_fault(input, &e))?;
-    let total: u64 = view.iter().map(|t| t.byte_length()).sum();
-    let bar = progress(total, "writing safetensors");
-    let mut tensors: Vec<(String, StTensor<'_>)> = Vec::with_capacity(view.len());
+/// Validates a Kiln input and lists what a safetensors file of it holds,
+/// or the first tensor that has no safetensors counterpart.
+/// The tensors to copy and the metadata to write (for a checkpoint).
+type KilnPlan = (Vec<Planned>, Option<BTreeMap<String, String>>);
+
+fn plan_kiln(input: &Path) -> Result<KilnPlan, Failure> {
+    let file = TensorsFile::open(input).map_err(|e| match e.io_error() {
+        Some(io) => Failure::io(format!("cannot read {}", input.display()), io),
+        None => Failure::Fault(format!("{}: {e}", input.display())),
+    })?;
+    let view = file.view();
+    let dir_start = (file.as_bytes().len() - view.as_bytes().len()) as u64;
+    let payload_start = dir_start + view.layout().payload_start() as u64;
+    let mut plan: Vec<Planned> = Vec::with_capacity(view.len());
     let mut problems: Vec<String> = Vec::new();
     for t in view.iter() {
         let Some(name) = t.name() else {
@@ -339,17 +398,15 @@ fn kiln_to_safetensors(input: &Path, bytes: &[u8], output: &Path) -> Result<Stri
             ));
             continue;
         };
-        tensors.push((
-            name.to_string(),
-            StTensor {
-                dtype,
-                shape,
-                data: t.data(),
-                bar: bar.as_ref(),
-            },
-        ));
+        plan.push(Planned {
+            name: name.to_string(),
+            dtype,
+            shape,
+            len: t.byte_length(),
+            at: payload_start + t.byte_offset(),
+        });
     }
-    if tensors.len() + problems.len() != view.len() {
+    if plan.len() + problems.len() != view.len() {
         problems.push("the directory could not be read in full".to_string());
     }
     if let Some(first) = problems.first() {
@@ -365,146 +422,22 @@ fn kiln_to_safetensors(input: &Path, bytes: &[u8], output: &Path) -> Result<Stri
             input.display()
         )));
     }
-    let count = tensors.len();
-    let tmp = TempOut::create(output)?;
-    // safetensors writes its own temporary file and renames it over
-    // `tmp.path`; ours then gets the usual permissions and is renamed over
-    // OUT, so OUT is never truncated in place.
-    let perms = tmp.file_ref()?.metadata().map(|m| m.permissions()).ok();
-    safetensors::serialize_to_file(tensors, None, &tmp.path).map_err(|e| match e {
-        safetensors::SafeTensorError::IoError(io) => {
-            Failure::io(format!("cannot write {}", tmp.path.display()), &io)
-        }
-        other => Failure::Fault(format!(
-            "{}: cannot write it as safetensors: {other}",
-            input.display()
-        )),
-    })?;
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    if let Some(p) = perms {
-        let _ = fs::set_permissions(&tmp.path, p);
-    }
-    let written = fs::metadata(&tmp.path).map(|m| m.len()).unwrap_or(0);
-    let mut tmp = tmp;
-    tmp.commit()?;
-    Ok(format!(
-        "{}, {written} bytes",
-        crate::plural(count, "tensor")
-    ))
+    let metadata = (file.kind() == FileKind::Checkpoint).then(|| file.metadata().clone());
+    Ok((plan, metadata))
 }
 
-/// A writer that moves a progress bar.
-struct Counting<'a, W> {
-    inner: W,
-    bar: Option<&'a ProgressBar>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl<W: Write> Write for Counting<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        if let Some(b) = self.bar {
-            b.inc(n as u64);
-        }
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-/// A new file next to OUT, renamed over OUT by [`TempOut::commit`] and
-/// removed if the conversion stops first.
-struct TempOut {
-    path: PathBuf,
-    target: PathBuf,
-    file: Option<File>,
-    done: bool,
-}
-
-impl TempOut {
-    fn create(target: &Path) -> Result<Self, Failure> {
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
+    #[test]
+    fn summary_words() {
+        let w = Written {
+            names: vec!["a".into()],
+            bytes: 9,
+            metadata: Some(1),
+            bare: false,
         };
-        let base = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "out".to_string());
-        let pid = std::process::id();
-        let mut last = None;
-        for k in 0..100u32 {
-            let path = dir.join(format!(".{base}.kiln-tmp-{pid}-{k}"));
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(file) => {
-                    return Ok(TempOut {
-                        path,
-                        target: target.to_path_buf(),
-                        file: Some(file),
-                        done: false,
-                    })
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
-                Err(e) => {
-                    return Err(Failure::io(
-                        format!("cannot create a file next to {}", target.display()),
-                        &e,
-                    ))
-                }
-            }
-        }
-        let e = last.unwrap_or_else(|| io::Error::other("no free temporary name"));
-        Err(Failure::io(
-            format!("cannot create a file next to {}", target.display()),
-            &e,
-        ))
-    }
-
-    fn file_ref(&self) -> Result<&File, Failure> {
-        self.file
-            .as_ref()
-            .ok_or_else(|| Failure::Usage("the temporary output is closed".to_string()))
-    }
-
-    fn file(&mut self) -> Result<&mut File, Failure> {
-        self.file
-            .as_mut()
-            .ok_or_else(|| Failure::Usage("the temporary output is closed".to_string()))
-    }
-
-    /// Syncs the file and renames it over the target.
-    fn commit(&mut self) -> Result<(), Failure> {
-        let err = |what: &str, e: &io::Error| Failure::io(what.to_string(), e);
-        // Reopen by path: safetensors may have replaced the file we created.
-        drop(self.file.take());
-        let f = File::open(&self.path)
-            .map_err(|e| err(&format!("cannot reopen {}", self.path.display()), &e))?;
-        f.sync_all()
-            .map_err(|e| err(&format!("cannot sync {}", self.path.display()), &e))?;
-        drop(f);
-        fs::rename(&self.path, &self.target).map_err(|e| {
-            err(
-                &format!(
-                    "cannot rename {} to {}",
-                    self.path.display(),
-                    self.target.display()
-                ),
-                &e,
-            )
-        })?;
-        self.done = true;
-        Ok(())
-    }
-}
-
-impl Drop for TempOut {
-    fn drop(&mut self) {
-        if !self.done {
-            drop(self.file.take());
-            let _ = fs::remove_file(&self.path);
-        }
+        assert_eq!(w.summary(), "1 tensor, 9 bytes, 1 metadata entry kept");
     }
 }

@@ -1,16 +1,16 @@
 //! The `kiln` binary, run for real: `check`'s output and exit status for a
 //! valid file and for each error code, `inspect`'s table and JSON, `hash`,
-//! and `convert` round trips through the `safetensors` crate.
+//! and `convert` round trips through the `safetensors` crate (checkpoints
+//! and sharded checkpoints: `tests/checkpoints.rs`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+use kiln_serde::checkpoint::{check_buffer, TENSORS_HASH};
 use kiln_serde::frame;
 use kiln_serde::schema::hash_text;
-use kiln_serde::tensors::{
-    check_buffer, Dtype, Quant, TensorSpec, Tensors, TensorsBuilder, TENSORS_HASH,
-};
+use kiln_serde::tensors::{Dtype, Quant, TensorSpec, Tensors, TensorsBuilder};
 use kiln_serde::Limits;
 use safetensors::tensor::TensorView as StView;
 use safetensors::{Dtype as St, SafeTensors};
@@ -175,8 +175,16 @@ fn check_reports_each_code_with_offset() {
         assert_eq!(r.code, 1, "{name}: {}", r.stderr);
         assert_eq!(
             r.stdout,
-            format!("{code}\nat byte {offset}: {}\n", e.message()),
+            format!(
+                "{code}\nat byte {offset}: {}\n",
+                kiln_cli::inspect::readable_bytes(e.message())
+            ),
             "{name}"
+        );
+        assert!(
+            !r.stdout.contains(", 44, "),
+            "bytes shown readably: {}",
+            r.stdout
         );
         assert_eq!(r.stderr, "", "{name}");
     }
@@ -373,11 +381,28 @@ fn hash_prints_the_spec_check_values() {
     for (text, want) in [
         ("struct Point{x:i32,y:i32}", "0x5e8fcc49ab06d825\n"),
         ("tensors", "0x91b48d411a259b35\n"),
-        ("a", "0xaf63dc4c8601ec8c\n"),
-        ("", "0xcbf29ce484222325\n"),
+        (
+            "struct Checkpoint{metadata:map<str,str>,tensors:tensors}",
+            "0xa16f22b5f4281eb1\n",
+        ),
     ] {
         let r = run(&["hash", text]);
         assert_eq!((r.code, r.stdout.as_str()), (0, want), "{text:?}");
+    }
+    // Not type text: exit 1, the column on stderr, nothing on stdout.
+    for (text, col) in [
+        ("a", 1),
+        ("", 1),
+        ("struct Point{x:i32, y:i32}", 20),
+        ("(u8,u8)", 1),
+    ] {
+        let r = run(&["hash", text]);
+        assert_eq!((r.code, r.stdout.as_str()), (1, ""), "{text:?}");
+        assert!(
+            r.stderr.contains(&format!("column {col}: ")),
+            "{}",
+            r.stderr
+        );
     }
 }
 
@@ -579,31 +604,6 @@ fn convert_round_trip_is_lossless() {
     let r = run(&["convert", path_str(&kp), path_str(&st_out)]);
     assert_eq!(r.code, 0);
     assert!(std::fs::read(&st_out).unwrap() == original);
-}
-
-#[test]
-fn convert_drops_metadata_with_a_warning() {
-    let dir = TempDir::new().unwrap();
-    let model: Vec<_> = model().into_iter().take(5).collect();
-    let st_in = dir.path().join("m.safetensors");
-    let meta: HashMap<String, String> = [("format".to_string(), "pt".to_string())].into();
-    write_safetensors(&st_in, &model, Some(meta));
-    let kp = dir.path().join("m.kiln");
-    let r = run(&["convert", path_str(&st_in), path_str(&kp)]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(
-        r.stderr.starts_with("kiln: warning: ")
-            && r.stderr.contains("__metadata__")
-            && r.stderr.contains("format")
-            && r.stderr.contains("dropped"),
-        "{}",
-        r.stderr
-    );
-    let view_bytes = std::fs::read(&kp).unwrap();
-    assert_eq!(
-        check_buffer(&view_bytes, &Limits::default()).unwrap().len(),
-        5
-    );
 }
 
 #[test]

@@ -576,7 +576,7 @@ pub fn check_record(buf: &[u8], plan: &[u8]) {
 /// readers (offsets shifted by the frame).
 pub fn check_file(buf: &[u8]) {
     let opts = Options::default();
-    let r = tensors::check_buffer(buf, opts.limits());
+    let r = kiln_serde::checkpoint::check_buffer(buf, opts.limits());
     if let Err(e) = &r {
         check_error(e, buf.len());
     }

@@ -30,6 +30,9 @@ pub struct TensorSpec<'a> {
     data: Cow<'a, [u8]>,
     quant: Quant,
     layout: Option<(Cow<'a, str>, u32, u32)>,
+    /// A payload length declared without the bytes (for
+    /// [`TensorsWriter`](super::TensorsWriter)); `data` is then empty.
+    declared: Option<u64>,
 }
 
 impl<'a> TensorSpec<'a> {
@@ -44,7 +47,41 @@ impl<'a> TensorSpec<'a> {
             data: data.into(),
             quant: Quant::None,
             layout: None,
+            declared: None,
         }
+    }
+
+    /// A tensor described without its payload: the dtype, shape and payload
+    /// length `byte_length`. Such a spec is for
+    /// [`TensorsWriter`](super::TensorsWriter), which takes the payload
+    /// later from any source; [`TensorsBuilder::build`] and
+    /// [`TensorsBuilder::write_to`] reject it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use kiln_serde::tensors::{Dtype, TensorSpec};
+    /// let s = TensorSpec::declared(Dtype::F32, &[1024, 1024], 4 << 20).named("w");
+    /// assert_eq!(s.byte_length(), 4 << 20);
+    /// assert!(s.data().is_empty());
+    /// ```
+    pub fn declared(dtype: Dtype, shape: &[u64], byte_length: u64) -> Self {
+        let mut s = Self::new(dtype, shape, &[][..]);
+        s.declared = Some(byte_length);
+        s
+    }
+
+    /// The payload length: the declared one, or that of the bytes given.
+    pub fn byte_length(&self) -> u64 {
+        self.declared.unwrap_or(self.data.len() as u64)
+    }
+
+    /// The same tensor without its payload bytes (length kept), for
+    /// [`TensorsWriter`](super::TensorsWriter).
+    pub fn without_data(mut self) -> TensorSpec<'a> {
+        self.declared = Some(self.byte_length());
+        self.data = Cow::Borrowed(&[]);
+        self
     }
 
     /// An unnamed tensor from a typed slice; the dtype follows `T`
@@ -183,12 +220,14 @@ pub struct TensorsBuilder<'a> {
     limits: Limits,
 }
 
-/// What the builder computed before writing anything.
-struct Plan {
-    meta: Vec<u8>,
-    layout: Layout,
-    offsets: Vec<u64>,
-    total: u64,
+/// What the builder computed before writing anything: the bytes up to the
+/// payload region, the layout, each tensor's byte_offset and the block
+/// length. Shared with [`TensorsWriter`](super::TensorsWriter).
+pub(crate) struct Plan {
+    pub meta: Vec<u8>,
+    pub layout: Layout,
+    pub offsets: Vec<u64>,
+    pub total: u64,
 }
 
 #[cold]
@@ -310,6 +349,7 @@ impl<'a> TensorsBuilder<'a> {
     /// layouts, a nonzero unused nibble), with the offset the fault would
     /// have in the block.
     pub fn build(&self) -> Result<Tensors> {
+        self.no_declared()?;
         let plan = self.plan()?;
         let total =
             usize::try_from(plan.total).map_err(|_| limit("the block does not fit in memory"))?;
@@ -343,6 +383,7 @@ impl<'a> TensorsBuilder<'a> {
     /// As [`build`](Self::build); IO for a writer error (with the block
     /// offset where it happened).
     pub fn write_to<W: Write>(&self, mut w: W) -> Result<u64> {
+        self.no_declared()?;
         let plan = self.plan()?;
         let mut pos: u64 = 0;
         let put = |w: &mut W, b: &[u8], pos: &mut u64| -> Result<()> {
@@ -362,136 +403,153 @@ impl<'a> TensorsBuilder<'a> {
         Ok(pos)
     }
 
+    /// MESSAGE when a spec has a declared length and no bytes.
+    fn no_declared(&self) -> Result<()> {
+        match self.specs.iter().position(|s| s.declared.is_some()) {
+            Some(i) => Err(Error::new(
+                ErrorCode::Message,
+                None,
+                format!("tensor {i} was declared without its payload: write it with TensorsWriter"),
+            )),
+            None => Ok(()),
+        }
+    }
+
     fn plan(&self) -> Result<Plan> {
-        let count = u32::try_from(self.specs.len())
-            .map_err(|_| limit("more than 2^32-1 tensors in one directory"))?;
-        let mut heap: u64 = 0;
-        let mut running: u64 = 0;
-        let mut offsets = Vec::with_capacity(self.specs.len());
-        let mut descs = Vec::with_capacity(self.specs.len());
-        let mut any_name = false;
-        for (i, s) in (0..count).zip(&self.specs) {
-            let d0 = desc_off(i);
-            let code = s.dtype.code();
-            if Dtype::from_code(code) != Some(s.dtype) {
-                return Err(Error::at(
-                    ErrorCode::Type,
-                    d0,
-                    format!("tensor {i}: opaque dtype code {code} is not in 4096..=32767"),
-                ));
-            }
-            if s.shape.len() > MAX_RANK {
-                return Err(Error::at(
-                    ErrorCode::Type,
-                    d0 + D_RANK,
-                    format!("tensor {i}: rank {} is above 8", s.shape.len()),
-                ));
-            }
-            let mut shape = [0u64; MAX_RANK];
-            for (slot, &d) in shape.iter_mut().zip(&s.shape) {
-                *slot = d;
-            }
-            let name_len = u32::try_from(s.name.len())
-                .map_err(|_| limit(format!("tensor {i}: name longer than 2^32-1 bytes")))?;
-            let (layout_len, block_elems_l, block_bytes) = match &s.layout {
-                Some((n, be, bb)) => (
-                    u32::try_from(n.len()).map_err(|_| {
-                        limit(format!("tensor {i}: layout name longer than 2^32-1 bytes"))
-                    })?,
-                    *be,
-                    *bb,
-                ),
-                None => (0, 0, 0),
-            };
-            let (scheme, scale, outer, block_elems_q) = s.quant.wire();
-            let byte_length = s.data.len() as u64;
-            let off = align64(running).ok_or_else(|| limit("payload offsets overflow u64"))?;
-            running = off
-                .checked_add(byte_length)
-                .ok_or_else(|| limit("payload offsets overflow u64"))?;
-            heap += u64::from(name_len) + u64::from(layout_len);
-            any_name |= name_len != 0;
-            offsets.push(off);
-            descs.push(RawDesc {
-                dtype: code,
-                rank: s.shape.len() as u8,
-                scheme,
-                name_len,
-                layout_len,
-                reserved1: 0,
-                shape,
-                byte_offset: off,
-                byte_length,
-                scale,
-                outer,
-                block_elems: if s.layout.is_some() {
-                    block_elems_l
-                } else {
-                    block_elems_q
-                },
-                block_bytes,
-                reserved2: [0; 16],
-            });
+        plan(&self.specs, &self.limits)
+    }
+}
+
+/// Computes the canonical layout of `specs` (spec 5.7) and checks
+/// everything a decoder would check except the payload bytes of declared
+/// specs. Nothing is written.
+pub(crate) fn plan(specs: &[TensorSpec<'_>], limits: &Limits) -> Result<Plan> {
+    let count = u32::try_from(specs.len())
+        .map_err(|_| limit("more than 2^32-1 tensors in one directory"))?;
+    let mut heap: u64 = 0;
+    let mut running: u64 = 0;
+    let mut offsets = Vec::with_capacity(specs.len());
+    let mut descs = Vec::with_capacity(specs.len());
+    let mut any_name = false;
+    for (i, s) in (0..count).zip(specs) {
+        let d0 = desc_off(i);
+        let code = s.dtype.code();
+        if Dtype::from_code(code) != Some(s.dtype) {
+            return Err(Error::at(
+                ErrorCode::Type,
+                d0,
+                format!("tensor {i}: opaque dtype code {code} is not in 4096..=32767"),
+            ));
         }
-        let heap_bytes = u32::try_from(heap)
-            .map_err(|_| limit("names and layout names exceed 2^32-1 heap bytes"))?;
-        let meta_end = HEADER_LEN as u64 + DESC_LEN as u64 * u64::from(count) + heap;
-        let p = align64(meta_end).ok_or_else(|| limit("directory too large"))?;
-        let total = p
-            .checked_add(running)
-            .ok_or_else(|| limit("directory block length overflows u64"))?;
-        let meta_len = usize::try_from(p).map_err(|_| limit("directory too large"))?;
-        let header = RawHeader {
-            magic: MAGIC,
-            version: VERSION,
-            flags: FLAG_LE | if any_name { FLAG_NAMES } else { 0 },
-            count,
-            heap_bytes,
-            payload_bytes: running,
-            reserved: 0,
+        if s.shape.len() > MAX_RANK {
+            return Err(Error::at(
+                ErrorCode::Type,
+                d0 + D_RANK,
+                format!("tensor {i}: rank {} is above 8", s.shape.len()),
+            ));
+        }
+        let mut shape = [0u64; MAX_RANK];
+        for (slot, &d) in shape.iter_mut().zip(&s.shape) {
+            *slot = d;
+        }
+        let name_len = u32::try_from(s.name.len())
+            .map_err(|_| limit(format!("tensor {i}: name longer than 2^32-1 bytes")))?;
+        let (layout_len, block_elems_l, block_bytes) = match &s.layout {
+            Some((n, be, bb)) => (
+                u32::try_from(n.len()).map_err(|_| {
+                    limit(format!("tensor {i}: layout name longer than 2^32-1 bytes"))
+                })?,
+                *be,
+                *bb,
+            ),
+            None => (0, 0, 0),
         };
-        let mut meta = Vec::with_capacity(meta_len);
-        meta.extend_from_slice(&header.to_bytes());
-        for d in &descs {
-            meta.extend_from_slice(&d.to_bytes());
+        let (scheme, scale, outer, block_elems_q) = s.quant.wire();
+        let byte_length = s.byte_length();
+        let off = align64(running).ok_or_else(|| limit("payload offsets overflow u64"))?;
+        running = off
+            .checked_add(byte_length)
+            .ok_or_else(|| limit("payload offsets overflow u64"))?;
+        heap += u64::from(name_len) + u64::from(layout_len);
+        any_name |= name_len != 0;
+        offsets.push(off);
+        descs.push(RawDesc {
+            dtype: code,
+            rank: s.shape.len() as u8,
+            scheme,
+            name_len,
+            layout_len,
+            reserved1: 0,
+            shape,
+            byte_offset: off,
+            byte_length,
+            scale,
+            outer,
+            block_elems: if s.layout.is_some() {
+                block_elems_l
+            } else {
+                block_elems_q
+            },
+            block_bytes,
+            reserved2: [0; 16],
+        });
+    }
+    let heap_bytes = u32::try_from(heap)
+        .map_err(|_| limit("names and layout names exceed 2^32-1 heap bytes"))?;
+    let meta_end = HEADER_LEN as u64 + DESC_LEN as u64 * u64::from(count) + heap;
+    let p = align64(meta_end).ok_or_else(|| limit("directory too large"))?;
+    let total = p
+        .checked_add(running)
+        .ok_or_else(|| limit("directory block length overflows u64"))?;
+    let meta_len = usize::try_from(p).map_err(|_| limit("directory too large"))?;
+    let header = RawHeader {
+        magic: MAGIC,
+        version: VERSION,
+        flags: FLAG_LE | if any_name { FLAG_NAMES } else { 0 },
+        count,
+        heap_bytes,
+        payload_bytes: running,
+        reserved: 0,
+    };
+    let mut meta = Vec::with_capacity(meta_len);
+    meta.extend_from_slice(&header.to_bytes());
+    for d in &descs {
+        meta.extend_from_slice(&d.to_bytes());
+    }
+    for s in specs {
+        meta.extend_from_slice(s.name.as_bytes());
+    }
+    // Layout names in descriptor order. One given for a non-opaque dtype
+    // is written too, so that the decoder's check reports it (TYPE).
+    for s in specs {
+        if let Some((n, _, _)) = &s.layout {
+            meta.extend_from_slice(n.as_bytes());
         }
-        for s in &self.specs {
-            meta.extend_from_slice(s.name.as_bytes());
-        }
-        // Layout names in descriptor order. One given for a non-opaque dtype
-        // is written too, so that the decoder's check reports it (TYPE).
-        for s in &self.specs {
-            if let Some((n, _, _)) = &s.layout {
-                meta.extend_from_slice(n.as_bytes());
-            }
-        }
-        meta.resize(meta_len, 0);
-        let layout = check_meta(&meta, total, &self.limits, FULL)?;
-        // The payload checks the decoder would make: gaps are zero by
-        // construction; the unused high nibble of an odd 4-bit tensor.
-        for (i, (s, &off)) in self.specs.iter().zip(&offsets).enumerate() {
-            if s.dtype.is_packed4() {
-                let elements = descs.get(i).and_then(RawDesc::elements).unwrap_or(0);
-                if elements % 2 == 1 {
-                    if let Some(&last) = s.data.last() {
-                        if last & 0xF0 != 0 {
-                            return Err(Error::at(
-                                ErrorCode::Type,
-                                (p + off + s.data.len() as u64).saturating_sub(1),
-                                format!(
-                                    "tensor {i}: the unused high nibble of the last byte is not 0"
-                                ),
-                            ));
-                        }
+    }
+    meta.resize(meta_len, 0);
+    let layout = check_meta(&meta, total, limits, FULL)?;
+    // The payload checks the decoder would make: gaps are zero by
+    // construction; the unused high nibble of an odd 4-bit tensor.
+    for (i, (s, &off)) in specs.iter().zip(&offsets).enumerate() {
+        if s.dtype.is_packed4() && s.declared.is_none() {
+            let elements = descs.get(i).and_then(RawDesc::elements).unwrap_or(0);
+            if elements % 2 == 1 {
+                if let Some(&last) = s.data.last() {
+                    if last & 0xF0 != 0 {
+                        return Err(Error::at(
+                            ErrorCode::Type,
+                            (p + off + s.data.len() as u64).saturating_sub(1),
+                            format!("tensor {i}: the unused high nibble of the last byte is not 0"),
+                        ));
                     }
                 }
             }
         }
-        Ok(Plan {
-            meta,
-            layout,
-            offsets,
-            total,
-        })
     }
+    Ok(Plan {
+        meta,
+        layout,
+        offsets,
+        total,
+    })
 }

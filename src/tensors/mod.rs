@@ -13,7 +13,9 @@
 //!   with typed, zero-copy access when the payload address is aligned.
 //! * [`Tensors`] owns a validated block in an [`AlignedBuf`], so its typed
 //!   views are always aligned.
-//! * [`TensorsBuilder`] writes the one canonical layout (spec 5.7).
+//! * [`TensorsBuilder`] writes the one canonical layout (spec 5.7);
+//!   [`TensorsWriter`] writes the same layout from metadata first and then
+//!   each payload from any reader (a model larger than memory).
 //! * [`TensorsView::table`] prints a directory as `kiln inspect` does.
 //!
 //! # Examples
@@ -40,7 +42,6 @@
 
 mod aligned;
 mod builder;
-mod check;
 mod dtype;
 mod layout;
 mod owned;
@@ -50,12 +51,13 @@ mod table;
 mod tensor;
 mod validate;
 mod view;
+mod writer;
 
 pub use aligned::{AlignedBuf, READ_CHUNK};
 pub use builder::{TensorSpec, TensorsBuilder};
-pub use check::{check_buffer, TENSORS_HASH};
 pub use dtype::{Dtype, Element, Quant, QuantScheme, OPAQUE_MAX, OPAQUE_MIN};
 pub(crate) use layout::meta_bytes;
+pub(crate) use layout::{desc_off, D_NAME_LEN};
 pub use layout::{
     header_lens, ALIGN, DESC_LEN, FLAG_LE, FLAG_NAMES, HEADER_LEN, MAGIC, MAX_RANK, VERSION,
 };
@@ -63,4 +65,6 @@ pub use owned::Tensors;
 pub use placement::Layout;
 pub use tensor::{OpaqueLayout, TensorView};
 pub use validate::validate;
+pub(crate) use validate::{check_meta, FULL};
 pub use view::{Iter, TensorsView};
+pub use writer::{TensorsWriter, COPY_CHUNK};

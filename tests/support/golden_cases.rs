@@ -6,11 +6,12 @@
 //! manifest through the decoder.
 //!
 //! Manifest entry fields (documented in `spec/golden/README.md`): `name`,
-//! `file`, `form` (`frozen`, `framed-value`, `directory`, `framed`),
+//! `file`, `form` (`frozen`, `framed-value`, `directory`, `framed`,
+//! `checkpoint`),
 //! `description`, `expect` (`ok` or a code word), `offset` (for errors), and
 //! for `ok` cases either `type` + `value` (a Frozen value as JSON) or
 //! `tensors` (a directory: name, dtype, shape, payload sha256, and quant or
-//! layout when present).
+//! layout when present), plus `metadata` for a checkpoint.
 //!
 //! The directory cases live in `golden_dir.rs` and `golden_dir_faults.rs`,
 //! the frame cases in `golden_frame.rs`, beside this file; they write
@@ -20,6 +21,8 @@
 
 #![allow(dead_code)]
 
+#[path = "golden_checkpoint.rs"]
+pub mod golden_checkpoint;
 #[path = "golden_digest.rs"]
 pub mod golden_digest;
 #[path = "golden_dir.rs"]
@@ -135,6 +138,7 @@ fn extra_cases() -> Vec<Case> {
     let mut v = golden_dir::directory_cases();
     v.extend(golden_frame::framed_value_cases());
     v.extend(golden_frame::framed_dir_cases());
+    v.extend(golden_checkpoint::checkpoint_cases());
     v
 }
 

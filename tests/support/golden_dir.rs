@@ -129,6 +129,21 @@ pub(super) fn f8_pair_block() -> (Vec<u8>, Vec<Value>) {
     (canonical(&ts), ts.iter().map(T::json).collect())
 }
 
+/// The f8-pair with names `a` and `b`, or unnamed (for the checkpoint
+/// cases): the block and its tensors as JSON.
+pub(super) fn named_pair_block(named: bool) -> (Vec<u8>, Vec<Value>) {
+    let ts = if named {
+        f8_pair()
+            .into_iter()
+            .zip(["a", "b"])
+            .map(|(t, n)| t.named(n))
+            .collect()
+    } else {
+        f8_pair()
+    };
+    (canonical(&ts), ts.iter().map(T::json).collect())
+}
+
 /// The empty directory: the header and 32 zero bytes.
 pub(super) fn empty_block() -> Vec<u8> {
     canonical(&[])

@@ -1,0 +1,367 @@
+//! [`TensorsFile`]: a tensor file mapped into memory (feature `mmap`).
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::Path;
+
+use super::kind::{check_named, prefix, FileKind};
+use super::model::CheckpointView;
+use crate::error::{Error, ErrorCode, Result};
+use crate::limits::Limits;
+use crate::tensors::{check_meta, Layout, TensorsView, FULL};
+
+/// A tensor file of any kind (checkpoint, framed or bare directory) mapped
+/// read-only and validated once, so that its tensors are borrowed from the
+/// page cache with no copy.
+///
+/// [`open`](Self::open) validates exactly what
+/// [`CheckpointView::from_bytes`] does: the frame, the metadata, the
+/// header, every descriptor, the name heap and the pad through the mapping
+/// (the first pages of the file), and the zero gaps between payloads (each
+/// under 64 bytes) and the last byte of an odd packed 4-bit tensor with a
+/// positioned read (`pread`) of those few bytes, so that no payload page is
+/// mapped into the process: a page fault there would make the kernel map
+/// up to 16 neighbouring cached pages too ("fault-around"), so 1,000 gaps
+/// would cost 1,000 faults and up to 64 MiB of resident memory.
+///
+/// # The mapped file must not change
+///
+/// Truncating or rewriting a file while a `TensorsFile` of it is open is
+/// undefined behaviour: an access past a truncated end raises SIGBUS, and a
+/// rewrite changes bytes that were validated (as with memmap2 and
+/// safetensors). Writers in this crate and the `kiln` tool write a
+/// temporary file and rename it over the target, which is safe: an open
+/// mapping keeps the old file.
+///
+/// # Examples
+///
+/// ```
+/// use kiln_serde::{tensors::{TensorSpec, TensorsBuilder}, TensorsFile};
+/// let mut b = TensorsBuilder::new();
+/// b.push(TensorSpec::from_slice(&[3], &[1.0f32, 2.0, 3.0]).named("w"));
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("w.kiln");
+/// std::fs::write(&path, b.build().unwrap().as_bytes()).unwrap();
+///
+/// let file = TensorsFile::open(&path).unwrap();
+/// let w = file.view().by_name("w").unwrap();
+/// assert_eq!(w.try_as_slice::<f32>().unwrap(), &[1.0, 2.0, 3.0]);
+/// assert!(file.metadata().is_empty());
+/// ```
+pub struct TensorsFile {
+    map: memmap2::Mmap,
+    kind: FileKind,
+    metadata: BTreeMap<String, String>,
+    dir_start: usize,
+    layout: Layout,
+}
+
+impl TensorsFile {
+    /// Maps and validates `path` with the default [`Limits`].
+    ///
+    /// # Errors
+    ///
+    /// IO when the file cannot be opened or mapped; otherwise as
+    /// [`CheckpointView::from_bytes`] (offsets from the file start).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Self::open_with(path, &Limits::default())
+    }
+
+    /// Maps and validates `path` with these caps.
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open).
+    pub fn open_with(path: impl AsRef<Path>, limits: &Limits) -> Result<Self> {
+        let file = File::open(path.as_ref()).map_err(|e| Error::io(e, None))?;
+        let map = crate::raw::map_file(&file).map_err(|e| Error::io(e, None))?;
+        let bytes: &[u8] = &map;
+        let p = prefix(bytes, limits)?;
+        let dir_start = p.dir_start;
+        let shift = |e: Error| e.shifted(dir_start as u64);
+        let dir = bytes.get(dir_start..).unwrap_or_default();
+        let layout = check_meta(dir, dir.len() as u64, limits, FULL).map_err(shift)?;
+        scan_gaps(&file, dir_start as u64, dir, &layout).map_err(shift)?;
+        if layout.block_len() != dir.len() {
+            return Err(Error::at(
+                ErrorCode::Trailing,
+                (dir_start + layout.block_len()) as u64,
+                format!(
+                    "{} bytes after the directory block",
+                    dir.len().saturating_sub(layout.block_len())
+                ),
+            ));
+        }
+        if p.kind == FileKind::Checkpoint {
+            check_named(&TensorsView::from_parts(dir, &layout), dir_start as u64)?;
+        }
+        let kind = p.kind;
+        let metadata = p
+            .metadata
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        drop(file);
+        Ok(TensorsFile {
+            kind,
+            metadata,
+            dir_start,
+            layout,
+            map,
+        })
+    }
+
+    /// The directory (payloads borrowed from the mapping). Payload
+    /// addresses are 64-aligned in memory when the directory starts at a
+    /// multiple of 64 in the file (a bare directory does; a framed one
+    /// starts at 16, a checkpoint after its metadata), so typed access may
+    /// need [`TensorView::to_vec`](crate::tensors::TensorView::to_vec).
+    pub fn view(&self) -> TensorsView<'_> {
+        let block = self.map.get(self.dir_start..).unwrap_or_default();
+        TensorsView::from_parts(block, &self.layout)
+    }
+
+    /// The metadata and the directory.
+    pub fn checkpoint(&self) -> CheckpointView<'_> {
+        CheckpointView {
+            kind: self.kind,
+            metadata: self
+                .metadata
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect(),
+            tensors: self.view(),
+        }
+    }
+
+    /// The metadata (empty for a directory file).
+    pub fn metadata(&self) -> &BTreeMap<String, String> {
+        &self.metadata
+    }
+
+    /// Which kind of file it is.
+    pub fn kind(&self) -> FileKind {
+        self.kind
+    }
+
+    /// The whole file.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.map
+    }
+}
+
+impl std::fmt::Debug for TensorsFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TensorsFile")
+            .field("kind", &self.kind)
+            .field("len", &self.map.len())
+            .field("metadata", &self.metadata)
+            .field("layout", &self.layout)
+            .finish()
+    }
+}
+
+/// The payload scan of spec 5.7 (zero gaps) and 5.3 (the unused nibble of
+/// an odd packed 4-bit tensor), on a directory whose metadata `check_meta`
+/// has validated, reading those bytes from `file` at `base` (where the
+/// directory starts) instead of through the mapping. Offsets in errors are
+/// from the directory start, as the in-memory validator reports them.
+fn scan_gaps(file: &File, base: u64, dir: &[u8], layout: &Layout) -> Result<()> {
+    let view = TensorsView::from_parts(dir, layout);
+    let p = layout.payload_start() as u64;
+    let mut running = 0u64;
+    let mut buf = [0u8; 64];
+    for t in view.iter() {
+        let (off, len) = (t.byte_offset(), t.byte_length());
+        // check_meta placed every offset greedily: gaps are under 64 bytes.
+        let mut at = running;
+        while at < off {
+            let n = usize::try_from(off - at).unwrap_or(64).min(64);
+            let chunk = buf.get_mut(..n).unwrap_or_default();
+            read_at(file, dir, base, p + at, chunk)?;
+            if let Some(k) = chunk.iter().position(|&b| b != 0) {
+                return Err(Error::at(
+                    ErrorCode::Type,
+                    p + at + k as u64,
+                    format!(
+                        "nonzero byte in the payload gap before tensor {}",
+                        t.index()
+                    ),
+                ));
+            }
+            at += n as u64;
+        }
+        if t.dtype().is_packed4() && t.elements() % 2 == 1 && len > 0 {
+            let last = p + off + len - 1;
+            let mut b = [0u8; 1];
+            read_at(file, dir, base, last, &mut b)?;
+            if b[0] & 0xF0 != 0 {
+                return Err(Error::at(
+                    ErrorCode::Type,
+                    last,
+                    format!(
+                        "tensor {}: the unused high nibble of the last byte is not 0",
+                        t.index()
+                    ),
+                ));
+            }
+        }
+        running = off + len;
+    }
+    Ok(())
+}
+
+/// Reads `out.len()` bytes at directory offset `at`: a positioned read of
+/// the file on Unix, the mapping elsewhere.
+fn read_at(file: &File, dir: &[u8], base: u64, at: u64, out: &mut [u8]) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        let _ = dir;
+        file.read_exact_at(out, base + at)
+            .map_err(|e| Error::io(e, Some(base + at)))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, base);
+        let src = usize::try_from(at)
+            .ok()
+            .and_then(|a| dir.get(a..a.checked_add(out.len())?))
+            .ok_or_else(|| Error::at(ErrorCode::Eof, at, "payload region past the file"))?;
+        out.copy_from_slice(src);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checkpoint::write_head;
+    use crate::error::ErrorCode;
+    use crate::tensors::{Dtype, TensorSpec, TensorsBuilder, TensorsWriter};
+
+    fn write(dir: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    #[test]
+    fn all_three_kinds_and_faults() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut b = TensorsBuilder::new();
+        b.push(TensorSpec::from_slice(&[2], &[3u8, 4]).named("x"));
+        let t = b.build().unwrap();
+        let bare = write(dir.path(), "bare.kiln", t.as_bytes());
+        let f = TensorsFile::open(&bare).unwrap();
+        assert_eq!(f.kind(), FileKind::Bare);
+        assert_eq!(f.view().by_name("x").unwrap().data(), &[3, 4]);
+
+        let mut framed = crate::frame::encode(Some(crate::checkpoint::TENSORS_HASH)).to_vec();
+        framed.extend_from_slice(t.as_bytes());
+        let f = TensorsFile::open(write(dir.path(), "f.kiln", &framed)).unwrap();
+        assert_eq!(f.kind(), FileKind::Framed);
+        assert_eq!(f.view(), t.view());
+
+        let meta = BTreeMap::from([("a".to_string(), "b".to_string())]);
+        let mut ck = write_head(&meta).unwrap();
+        ck.extend_from_slice(t.as_bytes());
+        let f = TensorsFile::open(write(dir.path(), "c.kiln", &ck)).unwrap();
+        assert_eq!(f.kind(), FileKind::Checkpoint);
+        assert_eq!(f.metadata(), &meta);
+        assert_eq!(f.checkpoint().metadata().get("a"), Some(&"b"));
+        assert_eq!(f.view().by_name("x").unwrap().data(), &[3, 4]);
+
+        // Faults carry the offset from the file start.
+        ck[16 + 4 + 4 + 1 + 4 + 1 + 4] = b'X';
+        let e = TensorsFile::open(write(dir.path(), "bad.kiln", &ck)).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (ErrorCode::Frame, Some(34)));
+        let e = TensorsFile::open(write(dir.path(), "empty.kiln", &[])).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Eof);
+        let e = TensorsFile::open(dir.path().join("missing.kiln")).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Io);
+    }
+
+    /// The file reader (metadata through the mapping, gaps by positioned
+    /// reads) and the in-memory reader agree on every golden file: the
+    /// same kind and tensors, or the same code at the same offset.
+    #[test]
+    fn agrees_with_check_buffer_on_every_golden_file() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/golden");
+        let mut n = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().and_then(|x| x.to_str()) != Some("kiln") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let mem = CheckpointView::from_bytes(&bytes, &Limits::default());
+            let file = TensorsFile::open(&path);
+            match (mem, file) {
+                (Ok(m), Ok(f)) => {
+                    assert_eq!(m, f.checkpoint(), "{}", path.display());
+                }
+                (Err(a), Err(b)) => assert_eq!(
+                    (a.code(), a.offset()),
+                    (b.code(), b.offset()),
+                    "{}: {a} / {b}",
+                    path.display()
+                ),
+                (a, b) => panic!("{}: {:?} / {:?}", path.display(), a.err(), b.err()),
+            }
+            n += 1;
+        }
+        assert!(n > 150, "{n} golden files");
+    }
+
+    /// Resident set size of this process in KiB (Linux).
+    fn rss_kib() -> Option<u64> {
+        let s = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    /// A 1 GiB checkpoint of 1,000 tensors (sparse on disk: the payloads
+    /// read as zeros), every gap 60 bytes, opens with a small growth of
+    /// resident memory: no payload page is mapped.
+    #[test]
+    fn opening_a_large_file_touches_few_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.kiln");
+        let specs: Vec<TensorSpec<'static>> = (0..1000u64)
+            .map(|i| {
+                // Odd lengths, so that every gap is nonempty and scanned.
+                let n = 1_100_001 + (i % 63);
+                TensorSpec::declared(Dtype::U8, &[n], n).named(format!("layer.{i:04}.weight"))
+            })
+            .collect();
+        let head = write_head(&BTreeMap::from([("format".into(), "pt".into())])).unwrap();
+        let mut file = File::create(&path).unwrap();
+        std::io::Write::write_all(&mut file, &head).unwrap();
+        let w = TensorsWriter::new(&mut file, specs, &Limits::default()).unwrap();
+        let total = head.len() as u64 + w.block_len();
+        drop(w);
+        file.set_len(total).unwrap();
+        drop(file);
+        assert!(total > 1 << 30);
+
+        let before = rss_kib();
+        let f = TensorsFile::open(&path).unwrap();
+        let v = f.view();
+        for i in (0..1000).step_by(7) {
+            assert!(v.by_name(&format!("layer.{i:04}.weight")).is_some());
+        }
+        let after = rss_kib();
+        if let (Some(a), Some(b)) = (before, after) {
+            let grown = b.saturating_sub(a);
+            eprintln!("open + 143 lookups of a {total}-byte file: RSS +{grown} KiB");
+            // The metadata (about 160 KiB) and nothing of the payloads:
+            // reading the 999 gaps through the mapping grew it by 4.6 MiB
+            // here (one fault per boundary), by up to 64 MiB on a cached
+            // file (fault-around).
+            assert!(grown < 2 * 1024, "RSS grew by {grown} KiB");
+        }
+        assert_eq!(f.metadata()["format"], "pt");
+        assert_eq!(v.len(), 1000);
+    }
+}
