@@ -548,8 +548,14 @@ def main():
     runs = [r for r in runs if r[1]]
     if not runs:
         sys.exit(f"no criterion results under {args.rounds or args.target_dir}: run `cargo bench --bench serde` (or benches/rounds.sh) first")
-    sizes = load_json(os.path.join(args.target_dir, "kiln-bench", "sizes.json"))
-    run = load_json(os.path.join(args.target_dir, "kiln-bench", "run.json"))
+    # rounds.sh keeps each run's JSON files beside its criterion tree.
+    meta = os.path.join(args.target_dir, "kiln-bench")
+    if args.rounds:
+        kept = sorted(glob.glob(os.path.join(args.rounds, "**", "run.json"), recursive=True))
+        if kept:
+            meta = os.path.dirname(kept[0])
+    sizes = load_json(os.path.join(meta, "sizes.json"))
+    run = load_json(os.path.join(meta, "run.json"))
     m = machine()
 
     out = [f"Machine: CPU {m['cpu']}, {m['cores']} cores, {m['os']}, {m['rustc']}.", ""]
@@ -582,8 +588,8 @@ def main():
             if ratio > limit:
                 out.append(f"| {ds} | {what} | {k} | {p} | {ratio:.2f} | {limit:.1f} | {verdict(ratio, limit)} |")
         out.append("")
-    tensors = load_json(os.path.join(args.target_dir, "kiln-bench", "tensors.json"))
-    framed = load_json(os.path.join(args.target_dir, "kiln-bench", "framed.json"))
+    tensors = load_json(os.path.join(meta, "tensors.json"))
+    framed = load_json(os.path.join(meta, "framed.json"))
     for label, benches, best, throughput, n_rounds in runs:
         t_lines, t_rows = tensor_sections(benches, throughput, tensors, best)
         f_lines, f_rows = framed_section(benches)

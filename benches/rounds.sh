@@ -30,6 +30,10 @@ for p in $profiles; do
       { tail -20 "$t/kiln-bench/rounds.log" >&2; exit 1; }
     mkdir -p "$t/kiln-bench/rounds/$p/$k"
     cp -r "$t/criterion" "$t/kiln-bench/rounds/$p/$k/"
+    # The run's sizes and mode, so that a later bench run cannot relabel it.
+    for j in sizes run tensors framed; do
+      if [[ -f $t/kiln-bench/$j.json ]]; then cp "$t/kiln-bench/$j.json" "$t/kiln-bench/rounds/$p/$k/"; fi
+    done
   done
 done
 python3 benches/report.py --rounds "$t/kiln-bench/rounds"
