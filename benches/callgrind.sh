@@ -65,7 +65,7 @@ for ds in $datasets; do
     row="| $ds | $op |"
     for fmt in $formats; do
       case "$op/$fmt" in
-        serw/bitcode | serf/bincode1 | serf/bitcode | deb/wincode | deb/memcpy)
+        serw/bitcode | serf/bincode1 | serf/bincode2_legacy | serf/rmp_serde | serf/bitcode | deb/wincode | deb/memcpy)
           row="$row — |"
           continue
           ;;

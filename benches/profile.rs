@@ -11,10 +11,12 @@
 //!   dataset: log | mesh | savedata | updates
 //!   op:      ser (to_vec) | serw (reused buffer) | serf (fixed slice)
 //!            | de (owned) | deb (borrowed, log only)
-//!   format:  kiln | bincode1 | postcard | serde_zap | bitcode (serde API)
-//!            | wincode (its derive) | memcpy (a copy of kiln's bytes: ser, serw, serf, de)
+//!   format:  kiln | bincode1 | bincode2 | bincode2_legacy | postcard | serde_zap
+//!            | rmp_serde | bitcode (serde API) | wincode (its derive)
+//!            | memcpy (a copy of kiln's bytes: ser, serw, serf, de)
 //!   serf is kiln's `to_writer` on `&mut [u8]`, postcard's and serde_zap's
-//!   `to_slice`, wincode's `serialize_into` a slice cursor.
+//!   `to_slice`, bincode2's `encode_into_slice`, wincode's `serialize_into`
+//!   a slice cursor.
 //!
 //! target/release/deps/profile-<hash> tick32 <op> <format> <iters>
 //!   the 32-byte message of benches/framed.rs
@@ -57,6 +59,9 @@ fn encode<T: Data>(format: &str, v: &T, plain: &[u8]) -> Vec<u8> {
         "bincode1" => bincode1::serialize(v).unwrap(),
         "postcard" => postcard::to_stdvec(v).unwrap(),
         "serde_zap" => serde_zap::to_vec(v).unwrap(),
+        "bincode2" => bincode2::serde::encode_to_vec(v, bincode2::config::standard()).unwrap(),
+        "bincode2_legacy" => bincode2::serde::encode_to_vec(v, bincode2::config::legacy()).unwrap(),
+        "rmp_serde" => rmp_serde::to_vec(v).unwrap(),
         "bitcode" => bitcode::serialize(v).unwrap(),
         "wincode" => plain::win_to_vec(v),
         "memcpy" => plain.to_vec(),
@@ -71,6 +76,13 @@ fn encode_reuse<T: Data>(format: &str, v: &T, buf: &mut Vec<u8>, plain: &[u8]) {
         "bincode1" => bincode1::serialize_into(&mut *buf, v).unwrap(),
         "postcard" => *buf = postcard::to_extend(v, std::mem::take(buf)).unwrap(),
         "serde_zap" => serde_zap::to_writer(v, buf).unwrap(),
+        "bincode2" => {
+            bincode2::serde::encode_into_std_write(v, buf, bincode2::config::standard()).unwrap();
+        }
+        "bincode2_legacy" => {
+            bincode2::serde::encode_into_std_write(v, buf, bincode2::config::legacy()).unwrap();
+        }
+        "rmp_serde" => rmp_serde::encode::write(buf, v).unwrap(),
         "wincode" => plain::win_reuse(v, buf),
         "memcpy" => buf.extend_from_slice(plain),
         _ => panic!("{format} has no reused-buffer serialize"),
@@ -87,6 +99,9 @@ fn encode_fixed<T: Data>(format: &str, v: &T, buf: &mut [u8], plain: &[u8]) -> u
         }
         "postcard" => postcard::to_slice(v, buf).unwrap().len(),
         "serde_zap" => serde_zap::to_slice(v, buf).unwrap().len(),
+        "bincode2" => {
+            bincode2::serde::encode_into_slice(v, buf, bincode2::config::standard()).unwrap()
+        }
         "wincode" => plain::win_fixed(v, buf),
         "memcpy" => {
             buf[..plain.len()].copy_from_slice(plain);
@@ -102,6 +117,17 @@ fn decode<T: Data>(format: &str, bytes: &[u8]) -> T {
         "bincode1" => bincode1::deserialize(bytes).unwrap(),
         "postcard" => postcard::from_bytes(bytes).unwrap(),
         "serde_zap" => serde_zap::from_bytes(bytes).unwrap(),
+        "bincode2" => {
+            bincode2::serde::decode_from_slice(bytes, bincode2::config::standard())
+                .unwrap()
+                .0
+        }
+        "bincode2_legacy" => {
+            bincode2::serde::decode_from_slice(bytes, bincode2::config::legacy())
+                .unwrap()
+                .0
+        }
+        "rmp_serde" => rmp_serde::from_slice(bytes).unwrap(),
         "bitcode" => bitcode::deserialize(bytes).unwrap(),
         "wincode" => plain::win_decode(bytes),
         _ => panic!("unknown format {format}"),
@@ -114,6 +140,17 @@ fn decode_borrowed<'a>(format: &str, bytes: &'a [u8]) -> log::LogsRef<'a> {
         "bincode1" => bincode1::deserialize(bytes).unwrap(),
         "postcard" => postcard::from_bytes(bytes).unwrap(),
         "serde_zap" => serde_zap::from_bytes(bytes).unwrap(),
+        "bincode2" => {
+            bincode2::serde::borrow_decode_from_slice(bytes, bincode2::config::standard())
+                .unwrap()
+                .0
+        }
+        "bincode2_legacy" => {
+            bincode2::serde::borrow_decode_from_slice(bytes, bincode2::config::legacy())
+                .unwrap()
+                .0
+        }
+        "rmp_serde" => rmp_serde::from_slice(bytes).unwrap(),
         "bitcode" => bitcode::deserialize(bytes).unwrap(),
         _ => panic!("unknown format {format}"),
     }
@@ -329,7 +366,7 @@ fn work_tensors(count: usize, elems: usize, op: &str, format: &str, iters: usize
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [dataset, op, format, iters] = args.as_slice() else {
-        eprintln!("usage: profile <log|mesh|savedata|updates> <ser|serw|serf|de|deb> <kiln|bincode1|postcard|serde_zap|bitcode|wincode|memcpy> <iters>");
+        eprintln!("usage: profile <log|mesh|savedata|updates> <ser|serw|serf|de|deb> <kiln|bincode1|bincode2|bincode2_legacy|postcard|serde_zap|rmp_serde|bitcode|wincode|memcpy> <iters>");
         eprintln!(
             "       profile tick32 <ser|serw|de|hash|parse> <kiln|framed|framed_schema> <iters>"
         );
