@@ -9,8 +9,14 @@
 //! cargo bench --bench profile --no-run
 //! target/release/deps/profile-<hash> <dataset> <op> <format> <iters>
 //!   dataset: log | mesh | savedata | updates
-//!   op:      ser (to_vec) | serw (reused buffer) | de (owned) | deb (borrowed, log only)
-//!   format:  kiln | bincode1 | postcard | bitcode
+//!   op:      ser (to_vec) | serw (reused buffer) | serf (fixed slice)
+//!            | de (owned) | deb (borrowed, log only)
+//!   format:  kiln | bincode1 | bincode2 | bincode2_legacy | postcard | serde_zap
+//!            | rmp_serde | bitcode (serde API) | wincode (its derive)
+//!            | memcpy (a copy of kiln's bytes: ser, serw, serf, de)
+//!   serf is kiln's `to_writer` on `&mut [u8]`, postcard's and serde_zap's
+//!   `to_slice`, bincode2's `encode_into_slice`, wincode's `serialize_into`
+//!   a slice cursor.
 //!
 //! target/release/deps/profile-<hash> tick32 <op> <format> <iters>
 //!   the 32-byte message of benches/framed.rs
@@ -34,38 +40,96 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 mod datasets;
+#[allow(dead_code)] // the criterion halves are for benches/serde.rs
+mod plain;
 
 use datasets::{log, mesh, savedata, updates, Rng};
 
 /// The same seed as `benches/serde.rs`.
 const SEED: u64 = 0x6b69_6c6e_2d76_3221;
 
-fn encode<T: Serialize>(format: &str, v: &T) -> Vec<u8> {
+/// The dataset types: serde and wincode's derive.
+trait Data: Serialize + DeserializeOwned + plain::Plain {}
+impl<T: Serialize + DeserializeOwned + plain::Plain> Data for T {}
+
+/// `plain` is kiln's encoding (the bytes memcpy copies).
+fn encode<T: Data>(format: &str, v: &T, plain: &[u8]) -> Vec<u8> {
     match format {
         "kiln" => kiln_serde::to_vec(v).unwrap(),
         "bincode1" => bincode1::serialize(v).unwrap(),
         "postcard" => postcard::to_stdvec(v).unwrap(),
+        "serde_zap" => serde_zap::to_vec(v).unwrap(),
+        "bincode2" => bincode2::serde::encode_to_vec(v, bincode2::config::standard()).unwrap(),
+        "bincode2_legacy" => bincode2::serde::encode_to_vec(v, bincode2::config::legacy()).unwrap(),
+        "rmp_serde" => rmp_serde::to_vec(v).unwrap(),
         "bitcode" => bitcode::serialize(v).unwrap(),
+        "wincode" => plain::win_to_vec(v),
+        "memcpy" => plain.to_vec(),
         _ => panic!("unknown format {format}"),
     }
 }
 
-fn encode_reuse<T: Serialize>(format: &str, v: &T, buf: &mut Vec<u8>) {
+fn encode_reuse<T: Data>(format: &str, v: &T, buf: &mut Vec<u8>, plain: &[u8]) {
     buf.clear();
     match format {
         "kiln" => kiln_serde::to_extend(buf, v).unwrap(),
         "bincode1" => bincode1::serialize_into(&mut *buf, v).unwrap(),
         "postcard" => *buf = postcard::to_extend(v, std::mem::take(buf)).unwrap(),
+        "serde_zap" => serde_zap::to_writer(v, buf).unwrap(),
+        "bincode2" => {
+            bincode2::serde::encode_into_std_write(v, buf, bincode2::config::standard()).unwrap();
+        }
+        "bincode2_legacy" => {
+            bincode2::serde::encode_into_std_write(v, buf, bincode2::config::legacy()).unwrap();
+        }
+        "rmp_serde" => rmp_serde::encode::write(buf, v).unwrap(),
+        "wincode" => plain::win_reuse(v, buf),
+        "memcpy" => buf.extend_from_slice(plain),
         _ => panic!("{format} has no reused-buffer serialize"),
     }
 }
 
-fn decode<T: DeserializeOwned>(format: &str, bytes: &[u8]) -> T {
+fn encode_fixed<T: Data>(format: &str, v: &T, buf: &mut [u8], plain: &[u8]) -> usize {
+    match format {
+        "kiln" => {
+            let len = buf.len();
+            let mut rest = &mut *buf;
+            kiln_serde::to_writer(&mut rest, v).unwrap();
+            len - rest.len()
+        }
+        "postcard" => postcard::to_slice(v, buf).unwrap().len(),
+        "serde_zap" => serde_zap::to_slice(v, buf).unwrap().len(),
+        "bincode2" => {
+            bincode2::serde::encode_into_slice(v, buf, bincode2::config::standard()).unwrap()
+        }
+        "wincode" => plain::win_fixed(v, buf),
+        "memcpy" => {
+            buf[..plain.len()].copy_from_slice(plain);
+            plain.len()
+        }
+        _ => panic!("{format} has no fixed-slice serialize here"),
+    }
+}
+
+fn decode<T: Data>(format: &str, bytes: &[u8]) -> T {
     match format {
         "kiln" => kiln_serde::from_slice(bytes).unwrap(),
         "bincode1" => bincode1::deserialize(bytes).unwrap(),
         "postcard" => postcard::from_bytes(bytes).unwrap(),
+        "serde_zap" => serde_zap::from_bytes(bytes).unwrap(),
+        "bincode2" => {
+            bincode2::serde::decode_from_slice(bytes, bincode2::config::standard())
+                .unwrap()
+                .0
+        }
+        "bincode2_legacy" => {
+            bincode2::serde::decode_from_slice(bytes, bincode2::config::legacy())
+                .unwrap()
+                .0
+        }
+        "rmp_serde" => rmp_serde::from_slice(bytes).unwrap(),
         "bitcode" => bitcode::deserialize(bytes).unwrap(),
+        "wincode" => plain::win_decode(bytes),
         _ => panic!("unknown format {format}"),
     }
 }
@@ -75,23 +139,41 @@ fn decode_borrowed<'a>(format: &str, bytes: &'a [u8]) -> log::LogsRef<'a> {
         "kiln" => kiln_serde::from_slice(bytes).unwrap(),
         "bincode1" => bincode1::deserialize(bytes).unwrap(),
         "postcard" => postcard::from_bytes(bytes).unwrap(),
+        "serde_zap" => serde_zap::from_bytes(bytes).unwrap(),
+        "bincode2" => {
+            bincode2::serde::borrow_decode_from_slice(bytes, bincode2::config::standard())
+                .unwrap()
+                .0
+        }
+        "bincode2_legacy" => {
+            bincode2::serde::borrow_decode_from_slice(bytes, bincode2::config::legacy())
+                .unwrap()
+                .0
+        }
+        "rmp_serde" => rmp_serde::from_slice(bytes).unwrap(),
         "bitcode" => bitcode::deserialize(bytes).unwrap(),
         _ => panic!("unknown format {format}"),
     }
 }
 
 #[inline(never)]
-fn work<T: Serialize + DeserializeOwned>(op: &str, format: &str, value: &T, iters: usize) {
-    let bytes = encode(format, value);
+fn work<T: Data>(op: &str, format: &str, value: &T, iters: usize) {
+    let plain = kiln_serde::to_vec(value).unwrap();
+    let bytes = encode(format, value, &plain);
     let mut buf = Vec::new();
+    let mut slice = vec![0u8; bytes.len() + 16];
     let start = std::time::Instant::now();
     for _ in 0..iters {
         match op {
-            "ser" => drop(black_box(encode(format, black_box(value)))),
+            "ser" => drop(black_box(encode(format, black_box(value), &plain))),
             "serw" => {
-                encode_reuse(format, black_box(value), &mut buf);
+                encode_reuse(format, black_box(value), &mut buf, &plain);
                 black_box(&buf);
             }
+            "serf" => {
+                black_box(encode_fixed(format, black_box(value), &mut slice, &plain));
+            }
+            "de" if format == "memcpy" => drop(black_box(black_box(&plain[..]).to_vec())),
             "de" => drop(black_box(decode::<T>(format, black_box(&bytes)))),
             "deb" => drop(black_box(decode_borrowed(format, black_box(&bytes)))),
             _ => panic!("unknown op {op}"),
@@ -284,7 +366,7 @@ fn work_tensors(count: usize, elems: usize, op: &str, format: &str, iters: usize
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [dataset, op, format, iters] = args.as_slice() else {
-        eprintln!("usage: profile <log|mesh|savedata|updates> <ser|serw|de|deb> <kiln|bincode1|postcard|bitcode> <iters>");
+        eprintln!("usage: profile <log|mesh|savedata|updates> <ser|serw|serf|de|deb> <kiln|bincode1|bincode2|bincode2_legacy|postcard|serde_zap|rmp_serde|bitcode|wincode|memcpy> <iters>");
         eprintln!(
             "       profile tick32 <ser|serw|de|hash|parse> <kiln|framed|framed_schema> <iters>"
         );

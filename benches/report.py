@@ -7,8 +7,11 @@ Reads every `target/criterion/**/new/benchmark.json` (the bench id) with the
 bench, and prints:
 
 * one table per dataset: the median time of every format and operation, with
-  the ratio kiln/peer in parentheses (below 1: kiln is faster or smaller);
-* the issue's targets, each marked met or missed;
+  the ratio kiln/peer in parentheses (below 1: kiln is faster or smaller),
+  for each cargo profile side by side (benches/rounds.sh runs `bench`, with
+  LTO, and `bench-nolto`, the plain `release` profile);
+* the issue's targets per profile: kiln <= every serde-based peer on every
+  op, mesh within 2x of memcpy; the count met and every miss;
 * tensor directories (`--bench tensors`): write throughput in GB/s against
   memcpy and safetensors, validate+view against safetensors, view time for
   1 MiB vs 1 GiB, with the issue's targets (reads `target/kiln-bench/tensors.json`);
@@ -18,7 +21,8 @@ bench, and prints:
 
 Standard library only.
 
-    python3 benches/report.py                 # to stdout
+    python3 benches/report.py                 # target/criterion (one run, one profile)
+    python3 benches/report.py --rounds target/kiln-bench/rounds   # what rounds.sh wrote
     python3 benches/report.py --out table.md  # to a file
 """
 
@@ -38,14 +42,25 @@ FORMATS = [
     "bincode2",
     "bincode2_legacy",
     "postcard",
+    "serde_zap",
     "rmp_serde",
     "bitcode",
     "serde_json",
+    "wincode",
+    "memcpy",
 ]
+# The serde-based peers kiln must not be slower than (issue 17, goal 3).
+SERDE_PEERS = ["bincode1", "bincode2", "bincode2_legacy", "postcard", "serde_zap", "rmp_serde", "bitcode"]
+# Not serde: shown, never a target (except memcpy's floor on mesh).
+NOT_SERDE = {"wincode": "wincode (own derive)", "memcpy": "memcpy (floor)"}
+# (directory name under the rounds directory, column label)
+PROFILES = [("bench", "LTO"), ("bench-nolto", "no LTO")]
+MEMCPY_MAX = 2.0  # mesh serialize / deserialize within 2x of memcpy
 # (group suffix, variant or variant prefix, column title)
 COLUMNS = [
     ("serialize", "to_vec", "serialize `to_vec`"),
     ("serialize", "reuse(", "serialize, reused buffer"),
+    ("serialize", "fixed(", "serialize, fixed slice"),
     ("deserialize", "owned", "deserialize owned"),
     ("deserialize", "borrowed", "deserialize borrowed"),
 ]
@@ -189,59 +204,81 @@ def machine():
     }
 
 
-def dataset_table(benches, sizes, dataset):
-    lines = []
-    header = ["format"] + [c[2] for c in COLUMNS] + ["size (bytes)"]
-    lines.append("| " + " | ".join(header) + " |")
-    lines.append("|" + "---|" * len(header))
-    kiln_cells = [lookup(benches, dataset, s, KILN, v)[0] for s, v, _ in COLUMNS]
+def dataset_table(runs, sizes, dataset):
+    """runs: [(profile label, benches)]; one column per (op, profile) that
+    has any number."""
+    cols = []
+    for suffix, variant, title in COLUMNS:
+        for label, benches in runs:
+            if any(lookup(benches, dataset, suffix, f, variant)[0] is not None for f in FORMATS):
+                cols.append((suffix, variant, f"{title}, {label}" if label else title, benches))
+    header = ["format"] + [c[2] for c in cols] + ["size (bytes)"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     kiln_size = sizes.get(dataset, {}).get(KILN)
-    reuse_apis = []
+    apis = {}
     for fmt in FORMATS:
-        row = [f"**{fmt}**" if fmt == KILN else fmt]
-        for (suffix, variant, _), kiln_ns in zip(COLUMNS, kiln_cells):
-            ns, full = lookup(benches, dataset, suffix, fmt, variant)
-            if full and full.startswith("reuse("):
-                reuse_apis.append(f"{fmt} `{full[6:-1]}`")
+        cells = [lookup(b, dataset, s_, fmt, v) for s_, v, _, b in cols]
+        if all(ns is None for ns, _ in cells):
+            continue
+        name = NOT_SERDE.get(fmt, fmt)
+        row = [f"**{fmt}**" if fmt == KILN else name]
+        for (suffix, variant, _, benches), (ns, full) in zip(cols, cells):
+            if full and full.endswith(")"):
+                apis.setdefault(full.split("(")[0], set()).add(f"{fmt} `{full.split('(', 1)[1][:-1]}`")
             cell = fmt_time(ns)
             if fmt != KILN and ns is not None:
-                cell += fmt_ratio(kiln_ns, ns)
+                cell += fmt_ratio(lookup(benches, dataset, suffix, KILN, variant)[0], ns)
             row.append(cell)
         size = sizes.get(dataset, {}).get(fmt)
-        cell = f"{size:,}" if size is not None else "—"
-        if fmt != KILN and size:
+        cell = f"{size:,}" if size is not None and fmt != "memcpy" else "—"
+        if fmt not in (KILN, "memcpy") and size:
             cell += fmt_ratio(kiln_size, size)
         row.append(cell)
         lines.append("| " + " | ".join(row) + " |")
-    if reuse_apis:
-        lines.append("")
-        lines.append("Reused-buffer APIs: " + ", ".join(reuse_apis) + ".")
+    for kind, title in (("reuse", "Reused-buffer APIs"), ("fixed", "Fixed-slice APIs")):
+        if kind in apis:
+            lines += ["", f"{title}: " + ", ".join(sorted(apis[kind])) + "."]
     return lines
 
 
+TARGET_OPS = [
+    ("serialize", "to_vec", "to_vec", "to_vec"),
+    ("serialize", "reuse(", "reuse(", "reused buffer"),
+    # kiln has no to_slice: its best buffer path against the peers' slice APIs.
+    ("serialize", "best(", "fixed(", "fixed slice (kiln: faster of to_extend, to_writer on a slice)"),
+    ("deserialize", "owned", "owned", "deserialize owned"),
+    ("deserialize", "borrowed", "borrowed", "deserialize borrowed"),
+]
+
+
+def kiln_cell(benches, ds, suffix, variant):
+    if variant == "best(":
+        vals = [lookup(benches, ds, suffix, KILN, v)[0] for v in ("reuse(", "fixed(")]
+        vals = [v for v in vals if v is not None]
+        return min(vals) if vals else None
+    return lookup(benches, ds, suffix, KILN, variant)[0]
+
+
 def targets(benches, sizes):
-    """The issue's targets: (dataset, what, kiln, peer, ratio, limit)."""
+    """The issue's targets for one profile: (dataset, what, kiln, peer,
+    ratio, limit)."""
     rows = []
     for ds in DATASETS:
-        ops = [
-            ("serialize", "to_vec", "serialize to_vec"),
-            ("serialize", "reuse(", "serialize reused buffer"),
-            ("deserialize", "owned", "deserialize owned"),
-            ("deserialize", "borrowed", "deserialize borrowed"),
-        ]
-        for suffix, variant, label in ops:
-            kiln, _ = lookup(benches, ds, suffix, KILN, variant)
+        for suffix, kv, pv, label in TARGET_OPS:
+            kiln = kiln_cell(benches, ds, suffix, kv)
             if kiln is None:
                 continue
-            for peer, limit in (("bincode1", 1.0), ("postcard", 1.0), ("bitcode", 1.5)):
-                ns, _ = lookup(benches, ds, suffix, peer, variant)
+            for peer in SERDE_PEERS:
+                ns, _ = lookup(benches, ds, suffix, peer, pv)
                 if ns is None:
                     continue
-                rows.append((ds, f"{label} vs {peer}", fmt_time(kiln), fmt_time(ns), kiln / ns, limit))
-        k = sizes.get(ds, {}).get(KILN)
-        b = sizes.get(ds, {}).get("bincode1")
-        if k and b:
-            rows.append((ds, "size vs bincode1", f"{k:,}", f"{b:,}", k / b, 1.0))
+                rows.append((ds, f"{label} vs {peer}", fmt_time(kiln), fmt_time(ns), kiln / ns, 1.0))
+    for suffix, variant, label in (("serialize", "reuse(", "serialize reused buffer"),
+                                   ("deserialize", "owned", "deserialize owned")):
+        kiln, _ = lookup(benches, "mesh", suffix, KILN, variant)
+        mem, _ = lookup(benches, "mesh", suffix, "memcpy", variant)
+        if kiln is not None and mem:
+            rows.append(("mesh", f"{label} vs memcpy", fmt_time(kiln), fmt_time(mem), kiln / mem, MEMCPY_MAX))
     return rows
 
 
@@ -478,6 +515,20 @@ def load_rounds(rounds):
     return benches, best, throughput, len(dirs)
 
 
+def load_profiles(rounds):
+    """[(label, benches, best, throughput, n)]: one entry per profile
+    directory under `rounds` (rounds.sh's layout), or one unlabelled entry
+    when `rounds` holds the runs directly."""
+    out = []
+    for name, label in PROFILES:
+        d = os.path.join(rounds, name)
+        if os.path.isdir(d) and round_dirs(d):
+            out.append((label,) + load_rounds(d))
+    if not out and round_dirs(rounds):
+        out.append(("",) + load_rounds(rounds))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--target-dir", default=default_target_dir())
@@ -489,78 +540,90 @@ def main():
     )
     args = ap.parse_args()
 
-    n_rounds = 0
     if args.rounds:
-        benches, best, throughput, n_rounds = load_rounds(args.rounds)
+        runs = load_profiles(args.rounds)
     else:
-        benches = load_benches(args.target_dir)
-        best = load_best(args.target_dir)
-        throughput = load_throughput(args.target_dir)
-    if not benches:
-        sys.exit(f"no criterion results under {args.target_dir}/criterion: run `cargo bench --bench serde` (or `--bench tensors`, `--bench framed`) first")
-    sizes = load_json(os.path.join(args.target_dir, "kiln-bench", "sizes.json"))
-    run = load_json(os.path.join(args.target_dir, "kiln-bench", "run.json"))
+        d = args.target_dir
+        runs = [("", load_benches(d), load_best(d), load_throughput(d), 0)]
+    runs = [r for r in runs if r[1]]
+    if not runs:
+        sys.exit(f"no criterion results under {args.rounds or args.target_dir}: run `cargo bench --bench serde` (or benches/rounds.sh) first")
+    # rounds.sh keeps each run's JSON files beside its criterion tree.
+    meta = os.path.join(args.target_dir, "kiln-bench")
+    if args.rounds:
+        kept = sorted(glob.glob(os.path.join(args.rounds, "**", "run.json"), recursive=True))
+        if kept:
+            meta = os.path.dirname(kept[0])
+    sizes = load_json(os.path.join(meta, "sizes.json"))
+    run = load_json(os.path.join(meta, "run.json"))
     m = machine()
 
     out = [f"Machine: CPU {m['cpu']}, {m['cores']} cores, {m['os']}, {m['rustc']}.", ""]
-    if any(k[0].split("/")[0] in DATASETS for k in benches):
-        mode = "quick mode (`KILN_BENCH_QUICK=1`)" if run.get("quick") else "full criterion settings"
-        if n_rounds:
-            out.append(f"Serde benches: per bench, the median of {n_rounds} runs' medians, each run in {mode}.")
-        else:
-            out.append(f"Serde benches: medians from {mode}.")
-        out.append("In parentheses: kiln / this format (time or size); below 1.00 kiln is faster or smaller.")
-        out.append("")
+    mode = "quick mode (`KILN_BENCH_QUICK=1`)" if run.get("quick") else "full criterion settings"
+    for label, _, _, _, n in runs:
+        what = f"the median of {n} runs' medians" if n > 1 else "medians of one run"
+        out.append(f"{label or 'This profile'}: {what}, each run in {mode}.")
+    out.append("In parentheses: kiln / this format (time or size); below 1.00 kiln is faster or smaller.")
+    out.append("")
+    pairs = [(label, b) for label, b, _, _, _ in runs]
     for ds in DATASETS:
-        if not any(k[0].startswith(ds + "/") for k in benches):
+        if not any(k[0].startswith(ds + "/") for _, b in pairs for k in b):
             continue
-        out.append(f"### {ds}")
-        out.append("")
-        out.extend(dataset_table(benches, sizes, ds))
+        out += [f"### {ds}", ""]
+        out.extend(dataset_table(pairs, sizes, ds))
         out.append("")
 
-    rows = targets(benches, sizes)
-    if rows:
-        out.append("### Targets")
-        out.append("")
-        out.append("Time and size targets: kiln <= bincode1, kiln <= postcard, kiln <= 1.5 x bitcode (serde API), size <= bincode1.")
+    for label, benches, _, _, _ in runs:
+        rows = targets(benches, sizes)
+        if not rows:
+            continue
+        met = sum(1 for r in rows if r[4] <= r[5])
+        out += [f"### Targets{', ' + label if label else ''}: {met} of {len(rows)} met", ""]
+        out.append(f"kiln <= every serde-based peer ({', '.join(SERDE_PEERS)}) on every op; "
+                   f"mesh within {MEMCPY_MAX:.0f}x of memcpy. Misses:")
         out.append("")
         out.append("| dataset | comparison | kiln | peer | kiln/peer | limit | result |")
         out.append("|---|---|---|---|---|---|---|")
         for ds, what, k, p, ratio, limit in rows:
-            out.append(f"| {ds} | {what} | {k} | {p} | {ratio:.2f} | {limit:.1f} | {verdict(ratio, limit)} |")
-        met = sum(1 for r in rows if r[4] <= r[5])
+            if ratio > limit:
+                out.append(f"| {ds} | {what} | {k} | {p} | {ratio:.2f} | {limit:.1f} | {verdict(ratio, limit)} |")
         out.append("")
-        out.append(f"{met} of {len(rows)} targets met.")
-        out.append("")
-    tensors = load_json(os.path.join(args.target_dir, "kiln-bench", "tensors.json"))
-    framed = load_json(os.path.join(args.target_dir, "kiln-bench", "framed.json"))
-    t_lines, t_rows = tensor_sections(benches, throughput, tensors, best)
-    f_lines, f_rows = framed_section(benches)
-    if t_lines or f_lines:
+    tensors = load_json(os.path.join(meta, "tensors.json"))
+    framed = load_json(os.path.join(meta, "framed.json"))
+    for label, benches, best, throughput, n_rounds in runs:
+        t_lines, t_rows = tensor_sections(benches, throughput, tensors, best)
+        f_lines, f_rows = framed_section(benches)
+        if not (t_lines or f_lines):
+            continue
+        if label:
+            out += [f"## Tensors and frames, {label}", ""]
         modes = []
         for name, info in (("tensors", tensors), ("framed", framed)):
             if info:
                 modes.append(f"`--bench {name}`: " + ("quick mode" if info.get("quick") else "full criterion settings"))
         if modes:
-            over = f" (median of {n_rounds} runs' medians; fastest sample over all runs)" if n_rounds else ""
+            over = f" (median of {n_rounds} runs' medians; fastest sample over all runs)" if n_rounds > 1 else ""
             out.append("Tensor and frame benches, medians from " + "; ".join(modes) + over + ".")
             out.append("")
-    out.extend(t_lines)
-    out.extend(f_lines)
-    if t_rows or f_rows:
-        out.append("### Tensor and frame targets")
-        out.append("")
-        out.append("| target | measured | limit | result |")
-        out.append("|---|---|---|---|")
-        for what, measured, limit, ok in t_rows + f_rows:
-            out.append(f"| {what} | {measured} | {limit} | {mark(ok)} |")
-        counted = [r for r in t_rows + f_rows if r[3] is not None]
-        met = sum(1 for r in counted if r[3] is True)
-        out.append("")
-        out.append(f"{met} of {len(counted)} targets met (\"info\" rows are not targets).")
-        out.append("")
-    out.extend(other_groups(benches))
+        out.extend(t_lines)
+        out.extend(f_lines)
+        if t_rows or f_rows:
+            out += ["### Tensor and frame targets", ""]
+            out.append("| target | measured | limit | result |")
+            out.append("|---|---|---|---|")
+            for what, measured, limit, ok in t_rows + f_rows:
+                out.append(f"| {what} | {measured} | {limit} | {mark(ok)} |")
+            counted = [r for r in t_rows + f_rows if r[3] is not None]
+            met = sum(1 for r in counted if r[3] is True)
+            out.append("")
+            out.append(f"{met} of {len(counted)} targets met (\"info\" rows are not targets).")
+            out.append("")
+    for label, benches, _, _, _ in runs:
+        other = other_groups(benches)
+        if other and label:
+            other[0] += f", {label}"
+        out.extend(other)
+
 
     text = "\n".join(out).rstrip() + "\n"
     if args.out:

@@ -19,7 +19,14 @@
 //! * `serialize/<format>/reuse(<api>)`: into a cleared `Vec` that keeps its
 //!   capacity between calls, through the named API (formats without such an
 //!   API have no reuse entry);
+//! * `serialize/<format>/fixed(<api>)`: into a `&mut [u8]` allocated once,
+//!   large enough (formats without a slice API have no fixed entry);
 //! * `deserialize/<format>/owned` and `deserialize/<format>/borrowed`.
+//!
+//! Besides the serde formats: `wincode` through its own derive (not serde:
+//! the bound of what a format can do when the type is known to be plain
+//! data), and on `mesh` a `memcpy` row (a copy of kiln's encoded bytes) as
+//! the floor.
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -31,6 +38,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 mod datasets;
+mod plain;
 
 use datasets::{log, mesh, savedata, updates, Rng};
 
@@ -50,9 +58,17 @@ trait Format {
 
     fn to_vec<T: Serialize>(v: &T) -> Vec<u8>;
 
+    /// The serialize-into-a-slice API, when the crate has one.
+    const FIXED: Option<&'static str> = None;
+
     /// Serialize into `buf` (cleared first), keeping its capacity.
     fn reuse<T: Serialize>(_v: &T, _buf: &mut Vec<u8>) {
         unreachable!("{} has no buffer-reusing serialize API", Self::NAME)
+    }
+
+    /// Serialize into the front of `buf`; returns the bytes written.
+    fn fixed<T: Serialize>(_v: &T, _buf: &mut [u8]) -> usize {
+        unreachable!("{} has no serialize-into-a-slice API", Self::NAME)
     }
 
     /// Deserialize, borrowing from `bytes` where the type asks for it.
@@ -68,12 +84,20 @@ struct Kiln;
 impl Format for Kiln {
     const NAME: &'static str = "kiln";
     const REUSE: Option<&'static str> = Some("to_extend");
+    /// kiln has no `to_slice`: its slice path is `to_writer` on `&mut [u8]`.
+    const FIXED: Option<&'static str> = Some("to_writer");
     fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
         kiln_serde::to_vec(v).unwrap()
     }
     fn reuse<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
         buf.clear();
         kiln_serde::to_extend(buf, v).unwrap();
+    }
+    fn fixed<T: Serialize>(v: &T, buf: &mut [u8]) -> usize {
+        let len = buf.len();
+        let mut rest = &mut *buf;
+        kiln_serde::to_writer(&mut rest, v).unwrap();
+        len - rest.len()
     }
     fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
         kiln_serde::from_slice(bytes).unwrap()
@@ -87,9 +111,16 @@ impl Format for Bincode1 {
     fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
         bincode1::serialize(v).unwrap()
     }
+    const FIXED: Option<&'static str> = Some("serialize_into");
     fn reuse<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
         buf.clear();
         bincode1::serialize_into(&mut *buf, v).unwrap();
+    }
+    fn fixed<T: Serialize>(v: &T, buf: &mut [u8]) -> usize {
+        let len = buf.len();
+        let mut rest = &mut *buf;
+        bincode1::serialize_into(&mut rest, v).unwrap();
+        len - rest.len()
     }
     fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
         bincode1::deserialize(bytes).unwrap()
@@ -104,9 +135,13 @@ impl Format for Bincode2 {
     fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
         bincode2::serde::encode_to_vec(v, bincode2::config::standard()).unwrap()
     }
+    const FIXED: Option<&'static str> = Some("encode_into_slice");
     fn reuse<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
         buf.clear();
         bincode2::serde::encode_into_std_write(v, buf, bincode2::config::standard()).unwrap();
+    }
+    fn fixed<T: Serialize>(v: &T, buf: &mut [u8]) -> usize {
+        bincode2::serde::encode_into_slice(v, buf, bincode2::config::standard()).unwrap()
     }
     fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
         bincode2::serde::borrow_decode_from_slice(bytes, bincode2::config::standard())
@@ -151,13 +186,39 @@ impl Format for Postcard {
     fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
         postcard::to_stdvec(v).unwrap()
     }
+    const FIXED: Option<&'static str> = Some("to_slice");
     fn reuse<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
         let mut out = std::mem::take(buf);
         out.clear();
         *buf = postcard::to_extend(v, out).unwrap();
     }
+    fn fixed<T: Serialize>(v: &T, buf: &mut [u8]) -> usize {
+        postcard::to_slice(v, buf).unwrap().len()
+    }
     fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
         postcard::from_bytes(bytes).unwrap()
+    }
+}
+
+/// serde-zap (varint integers, like postcard). Its reused-buffer path is
+/// `to_writer` (an `io::Write` sink with its own staging buffer).
+struct SerdeZap;
+impl Format for SerdeZap {
+    const NAME: &'static str = "serde_zap";
+    const REUSE: Option<&'static str> = Some("to_writer");
+    const FIXED: Option<&'static str> = Some("to_slice");
+    fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
+        serde_zap::to_vec(v).unwrap()
+    }
+    fn reuse<T: Serialize>(v: &T, buf: &mut Vec<u8>) {
+        buf.clear();
+        serde_zap::to_writer(v, buf).unwrap();
+    }
+    fn fixed<T: Serialize>(v: &T, buf: &mut [u8]) -> usize {
+        serde_zap::to_slice(v, buf).unwrap().len()
+    }
+    fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
+        serde_zap::from_bytes(bytes).unwrap()
     }
 }
 
@@ -231,6 +292,10 @@ macro_rules! each_format {
         }
         {
             type $f = Postcard;
+            $body;
+        }
+        {
+            type $f = SerdeZap;
             $body;
         }
         {
@@ -309,6 +374,16 @@ fn check<F: Format, T: Serialize + DeserializeOwned + PartialEq>(
             F::NAME
         );
     }
+    if F::FIXED.is_some() {
+        let mut buf = vec![0xAA; bytes.len() + 16];
+        let n = F::fixed(value, &mut buf);
+        assert_eq!(
+            &buf[..n],
+            &bytes[..],
+            "{}: fixed and to_vec differ on {dataset}",
+            F::NAME
+        );
+    }
     bytes
 }
 
@@ -326,6 +401,12 @@ fn serialize<F: Format, T: Serialize>(g: &mut BenchmarkGroup<'_, WallTime>, valu
             })
         });
     }
+    if let Some(api) = F::FIXED {
+        let mut buf = vec![0u8; F::to_vec(value).len() + 16];
+        g.bench_function(BenchmarkId::new(F::NAME, format!("fixed({api})")), |b| {
+            b.iter(|| black_box(F::fixed(black_box(value), &mut buf)))
+        });
+    }
 }
 
 fn deserialize<F: Format, T: DeserializeOwned>(g: &mut BenchmarkGroup<'_, WallTime>, bytes: &[u8]) {
@@ -334,16 +415,19 @@ fn deserialize<F: Format, T: DeserializeOwned>(g: &mut BenchmarkGroup<'_, WallTi
     });
 }
 
-/// Serialize and owned deserialize of one dataset for every format.
-fn dataset<T>(c: &mut Criterion, sizes: &mut Sizes, name: &'static str, value: &T)
+/// Serialize and owned deserialize of one dataset for every format, then
+/// wincode and (with `floor`) memcpy.
+fn dataset<T>(c: &mut Criterion, sizes: &mut Sizes, name: &'static str, value: &T, floor: bool)
 where
-    T: Serialize + DeserializeOwned + PartialEq,
+    T: Serialize + DeserializeOwned + PartialEq + plain::Plain,
 {
     let mut encoded: BTreeMap<&'static str, Vec<u8>> = BTreeMap::new();
     each_format!(F => {
         let bytes = check::<F, T>(name, value);
         encoded.insert(F::NAME, bytes);
     });
+    let win = plain::check_wincode(name, value, &encoded[Bincode1::NAME]);
+    encoded.insert(plain::WINCODE, win);
     let kiln = &encoded[Kiln::NAME];
     assert_eq!(
         kiln_serde::serialized_size(value).unwrap(),
@@ -354,10 +438,18 @@ where
 
     let mut g = group(c, format!("{name}/serialize"));
     each_format!(F => serialize::<F, T>(&mut g, value));
+    plain::wincode_serialize(&mut g, value);
+    if floor {
+        plain::memcpy_serialize(&mut g, kiln);
+    }
     g.finish();
 
     let mut g = group(c, format!("{name}/deserialize"));
     each_format!(F => deserialize::<F, T>(&mut g, &encoded[F::NAME]));
+    plain::wincode_deserialize::<T>(&mut g, &encoded[plain::WINCODE]);
+    if floor {
+        plain::memcpy_deserialize(&mut g, kiln);
+    }
     g.finish();
 }
 
@@ -380,20 +472,20 @@ fn main() {
     let mut sizes = Sizes::new();
 
     let logs = log::generate(&mut Rng::new(SEED));
-    dataset(&mut c, &mut sizes, "log", &logs);
+    dataset(&mut c, &mut sizes, "log", &logs, false);
     log_borrowed(&mut c, &logs);
     drop(logs);
 
     let m = mesh::generate(&mut Rng::new(SEED));
-    dataset(&mut c, &mut sizes, "mesh", &m);
+    dataset(&mut c, &mut sizes, "mesh", &m, true);
     drop(m);
 
     let save = savedata::generate(&mut Rng::new(SEED));
-    dataset(&mut c, &mut sizes, "savedata", &save);
+    dataset(&mut c, &mut sizes, "savedata", &save, false);
     drop(save);
 
     let u = updates::generate(&mut Rng::new(SEED));
-    dataset(&mut c, &mut sizes, "updates", &u);
+    dataset(&mut c, &mut sizes, "updates", &u, false);
     drop(u);
 
     write_sizes(&sizes);

@@ -1,12 +1,13 @@
 //! `log`: 10,000 web-server access-log records.
 
 use serde::{Deserialize, Serialize};
+use wincode::{SchemaRead, SchemaWrite};
 
 use super::{Rng, ALNUM, LOWER};
 
 pub const RECORDS: usize = 10_000;
 
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Address {
     pub x0: u8,
     pub x1: u8,
@@ -14,7 +15,7 @@ pub struct Address {
     pub x3: u8,
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Debug, PartialEq, Eq)]
 pub struct Log {
     pub address: Address,
     pub identity: String,
@@ -25,13 +26,13 @@ pub struct Log {
     pub size: u64,
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Debug, PartialEq, Eq)]
 pub struct Logs {
     pub logs: Vec<Log>,
 }
 
 /// The same record with borrowed strings (zero-copy decoding).
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LogRef<'a> {
     pub address: Address,
     pub identity: &'a str,
@@ -42,7 +43,7 @@ pub struct LogRef<'a> {
     pub size: u64,
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Debug, PartialEq, Eq)]
 pub struct LogsRef<'a> {
     #[serde(borrow)]
     pub logs: Vec<LogRef<'a>>,

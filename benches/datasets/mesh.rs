@@ -1,19 +1,20 @@
 //! `mesh`: 125,000 triangles of four `Vector3` (three vertices and a normal).
 
 use serde::{Deserialize, Serialize};
+use wincode::{SchemaRead, SchemaWrite};
 
 use super::Rng;
 
 pub const TRIANGLES: usize = 125_000;
 
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Copy, Debug, PartialEq)]
 pub struct Vector3 {
     pub x: f32,
     pub y: f32,
     pub z: f32,
 }
 
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Copy, Debug, PartialEq)]
 pub struct Triangle {
     pub v0: Vector3,
     pub v1: Vector3,
@@ -21,7 +22,7 @@ pub struct Triangle {
     pub normal: Vector3,
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Debug, PartialEq)]
 pub struct Mesh {
     pub triangles: Vec<Triangle>,
 }

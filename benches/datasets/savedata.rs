@@ -3,12 +3,13 @@
 //! positions.
 
 use serde::{Deserialize, Serialize};
+use wincode::{SchemaRead, SchemaWrite};
 
 use super::Rng;
 
 pub const PLAYERS: usize = 500;
 
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GameMode {
     Survival,
     Creative,
@@ -16,14 +17,14 @@ pub enum GameMode {
     Spectator,
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Debug, PartialEq, Eq)]
 pub struct Item {
     pub count: i8,
     pub slot: u8,
     pub id: String,
 }
 
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Copy, Debug, PartialEq)]
 pub struct Abilities {
     pub walk_speed: f32,
     pub fly_speed: f32,
@@ -34,7 +35,7 @@ pub struct Abilities {
     pub instabuild: bool,
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Debug, PartialEq)]
 pub struct Entity {
     pub kind: String,
     pub pos: (f64, f64, f64),
@@ -55,7 +56,7 @@ pub struct Entity {
 }
 
 /// An enum with data of every shape (unit, newtype, tuple, struct).
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Debug, PartialEq)]
 pub enum DeathCause {
     Fell { distance: f32 },
     Slain(String),
@@ -64,7 +65,7 @@ pub enum DeathCause {
     Burned(u16, bool),
 }
 
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Effect {
     Speed(u8),
     Haste { amplifier: u8, ticks: u32 },
@@ -73,7 +74,7 @@ pub enum Effect {
     Poison(u8, u16),
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Debug, PartialEq, Eq)]
 pub struct RecipeBook {
     pub recipes: Vec<String>,
     pub to_be_displayed: Vec<String>,
@@ -85,7 +86,7 @@ pub struct RecipeBook {
     pub is_smoker_gui_open: bool,
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Debug, PartialEq)]
 pub struct Player {
     pub game_mode: GameMode,
     pub previous_game_mode: GameMode,
@@ -117,7 +118,7 @@ pub struct Player {
     pub recipe_book: RecipeBook,
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Debug, PartialEq)]
 pub struct SaveData {
     pub players: Vec<Player>,
 }

@@ -4,10 +4,11 @@
 //! use for it).
 
 use serde::{Deserialize, Serialize};
+use wincode::{SchemaRead, SchemaWrite};
 
 /// A 32-byte market tick: 8 + 8 + 4 + 4 + 4 + 2 + 2 bytes, no length
 /// prefixes (Frozen structs are positional and fixed-width here).
-#[derive(Serialize, Deserialize, PartialEq, Debug, Clone, Copy)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, PartialEq, Debug, Clone, Copy)]
 pub struct Tick {
     pub id: u64,
     pub ts_ns: u64,

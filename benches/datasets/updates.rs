@@ -2,12 +2,13 @@
 //! integers, unit enums, enums with data, options and short vectors.
 
 use serde::{Deserialize, Serialize};
+use wincode::{SchemaRead, SchemaWrite};
 
 use super::Rng;
 
 pub const UPDATES: usize = 1_000;
 
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EntityType {
     Destroyer,
     Battleship,
@@ -49,7 +50,7 @@ impl EntityType {
     }
 }
 
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Copy, Debug, PartialEq)]
 pub struct Transform {
     pub altitude: i8,
     pub angle: u16,
@@ -57,14 +58,14 @@ pub struct Transform {
     pub velocity: i16,
 }
 
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Guidance {
     pub angle: u16,
     pub submerge: bool,
     pub velocity: i16,
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Debug, PartialEq)]
 pub struct Contact {
     pub damage: u8,
     pub entity_id: u32,
@@ -77,7 +78,7 @@ pub struct Contact {
 }
 
 /// Events carried with an update: small enums with data.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     Hit { entity_id: u32, damage: u8 },
     Sunk(u32),
@@ -87,13 +88,13 @@ pub enum Event {
     Left(u16),
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Debug, PartialEq, Eq)]
 pub struct TerrainUpdate {
     pub chunk: (i8, i8),
     pub data: Vec<u8>,
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Debug, PartialEq)]
 pub struct Update {
     pub tick: u32,
     pub score: u32,
@@ -103,7 +104,7 @@ pub struct Update {
     pub terrain_updates: Vec<TerrainUpdate>,
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, SchemaWrite, SchemaRead, Clone, Debug, PartialEq)]
 pub struct Updates {
     pub updates: Vec<Update>,
 }
