@@ -38,6 +38,10 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+// The serde traits come from `serde_core` (see Cargo.toml); the crate says
+// `serde::` throughout, as serde's own users do.
+extern crate serde_core as serde;
+
 pub mod bincode;
 pub mod checkpoint;
 pub mod de;

@@ -65,6 +65,7 @@ pub use owned::Tensors;
 pub use placement::Layout;
 pub use tensor::{OpaqueLayout, TensorView};
 pub use validate::validate;
+#[cfg(feature = "mmap")]
 pub(crate) use validate::{check_meta, FULL};
 pub use view::{Iter, TensorsView};
 pub use writer::{TensorsWriter, COPY_CHUNK};
