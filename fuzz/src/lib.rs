@@ -450,7 +450,7 @@ pub fn check_view(view: &TensorsView<'_>) {
     }
     assert!(view.get(view.len()).is_none());
     let _ = format!("{view:?}");
-    let owned = Tensors::from(&view);
+    let owned = Tensors::from(view);
     assert_eq!(owned.as_bytes(), block, "owned copy differs");
     assert_eq!(owned.len(), view.len());
     let rebuilt = TensorsBuilder::from_view(view)
@@ -602,10 +602,12 @@ pub fn check_framed<T: DeserializeOwned + Serialize + 'static>(
     plan: &[u8],
     require_hash: bool,
 ) {
-    let opts = Options::default().require_hash(require_hash);
-    let a = kiln_serde::framed::from_slice_with::<T>(&opts, data);
+    let schema = kiln_serde::Schema::<T>::new()
+        .expect("the fuzzed types trace")
+        .with_options(Options::default().require_hash(require_hash));
+    let a = schema.from_slice(data);
     let mut reader = ChunkReader::new(data, plan);
-    let b = kiln_serde::framed::from_reader_with::<_, T>(&opts, &mut reader);
+    let b = schema.from_reader(&mut reader);
     match (&a, &b) {
         (Ok(v), Ok(w)) => {
             let body = kiln_serde::to_vec(v).expect("re-encode");
