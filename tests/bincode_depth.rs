@@ -12,49 +12,11 @@ use kiln_serde::bincode::config::BINCODE_MAX_DEPTH;
 use kiln_serde::bincode::{self, ErrorKind, KilnOptionsExt, Options as _};
 use serde::{Deserialize, Serialize};
 
-#[derive(Serialize, Deserialize, PartialEq, Debug)]
-struct Tree {
-    kids: Vec<Tree>,
-}
-
-#[derive(Serialize, Deserialize, PartialEq, Debug)]
-struct Node {
-    next: Option<Box<Node>>,
-}
-
-#[derive(Serialize, Deserialize, PartialEq, Debug)]
-enum List {
-    Cons(u32, Box<List>),
-    Nil,
-}
+#[path = "support/deep_shapes.rs"]
+mod deep_shapes;
+use deep_shapes::{list, node, tree, List, Node, Tree};
 
 const MAIN_STACK: usize = 8 << 20;
-
-fn tree(levels: usize) -> Tree {
-    let mut t = Tree { kids: Vec::new() };
-    for _ in 1..levels {
-        t = Tree { kids: vec![t] };
-    }
-    t
-}
-
-fn node(levels: usize) -> Node {
-    let mut n = Node { next: None };
-    for _ in 0..levels {
-        n = Node {
-            next: Some(Box::new(n)),
-        };
-    }
-    n
-}
-
-fn list(levels: usize) -> List {
-    let mut l = List::Nil;
-    for i in 0..levels {
-        l = List::Cons(i as u32, Box::new(l));
-    }
-    l
-}
 
 /// Runs `f` on a thread with `stack` bytes of stack.
 fn on_stack<T: Send + 'static>(stack: usize, f: impl FnOnce() -> T + Send + 'static) -> T {

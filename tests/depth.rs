@@ -10,51 +10,9 @@ use kiln_serde::error::ErrorDetail;
 use kiln_serde::{ErrorCode, Options, Schema};
 use serde::{Deserialize, Serialize};
 
-#[derive(Serialize, Deserialize, PartialEq, Debug)]
-struct Tree {
-    kids: Vec<Tree>,
-}
-
-#[derive(Serialize, Deserialize, PartialEq, Debug)]
-struct Node {
-    next: Option<Box<Node>>,
-}
-
-#[derive(Serialize, Deserialize, PartialEq, Debug)]
-enum List {
-    Cons(u32, Box<List>),
-    Nil,
-}
-
-/// A tree `levels` levels deep (each level one seq); built without recursion.
-fn tree(levels: usize) -> Tree {
-    assert!(levels >= 1);
-    let mut t = Tree { kids: Vec::new() };
-    for _ in 1..levels {
-        t = Tree { kids: vec![t] };
-    }
-    t
-}
-
-/// `levels` nested `Some`s, then `None`.
-fn node(levels: usize) -> Node {
-    let mut n = Node { next: None };
-    for _ in 0..levels {
-        n = Node {
-            next: Some(Box::new(n)),
-        };
-    }
-    n
-}
-
-/// `levels` `Cons` cells, then `Nil` (a unit variant: no level).
-fn list(levels: usize) -> List {
-    let mut l = List::Nil;
-    for i in 0..levels {
-        l = List::Cons(i as u32, Box::new(l));
-    }
-    l
-}
+#[path = "support/deep_shapes.rs"]
+mod deep_shapes;
+use deep_shapes::{list, node, tree, List, Node, Tree};
 
 /// A value with that many levels of one shape, and where the level after
 /// the last one starts (the offset of the LIMIT fault one level deeper).

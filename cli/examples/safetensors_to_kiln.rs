@@ -6,35 +6,12 @@
 
 use std::collections::HashMap;
 
+use kiln_cli::dtypes::kiln_dtype;
 use kiln_serde::checkpoint::check_buffer;
-use kiln_serde::tensors::{AlignedBuf, Dtype, TensorSpec, TensorsBuilder};
+use kiln_serde::tensors::{AlignedBuf, TensorSpec, TensorsBuilder};
 use kiln_serde::{frame, Limits};
 use safetensors::tensor::TensorView as StView;
 use safetensors::SafeTensors;
-
-/// The Kiln dtype of a safetensors dtype both formats share.
-fn kiln_dtype(d: safetensors::Dtype) -> Option<Dtype> {
-    use safetensors::Dtype as S;
-    Some(match d {
-        S::BOOL => Dtype::Bool,
-        S::U8 => Dtype::U8,
-        S::I8 => Dtype::I8,
-        S::U16 => Dtype::U16,
-        S::I16 => Dtype::I16,
-        S::U32 => Dtype::U32,
-        S::I32 => Dtype::I32,
-        S::U64 => Dtype::U64,
-        S::I64 => Dtype::I64,
-        S::F16 => Dtype::F16,
-        S::BF16 => Dtype::Bf16,
-        S::F32 => Dtype::F32,
-        S::F64 => Dtype::F64,
-        S::F8_E4M3 => Dtype::F8E4M3,
-        S::F8_E5M2 => Dtype::F8E5M2,
-        S::F8_E8M0 => Dtype::F8E8M0,
-        _ => return None,
-    })
-}
 
 fn le_bytes<const N: usize, T: Copy>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
     v.iter().flat_map(|&x| f(x)).collect()
@@ -100,8 +77,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     named.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     let mut builder = TensorsBuilder::new();
     for (name, t) in &named {
-        let dtype = kiln_dtype(t.dtype())
-            .ok_or_else(|| format!("tensor {name:?}: {:?} has no Kiln dtype", t.dtype()))?;
+        let dtype = kiln_dtype(t.dtype()).map_err(|why| format!("tensor {name:?}: {why}"))?;
         let shape: Vec<u64> = t.shape().iter().map(|&d| d as u64).collect();
         builder.push(TensorSpec::new(dtype, &shape, t.data()).named(*name));
     }
@@ -126,7 +102,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     print!("{}", view.table());
     for (name, t) in &named {
         let k = view.by_name(name).ok_or("missing tensor")?;
-        assert_eq!(Some(k.dtype()), kiln_dtype(t.dtype()));
+        assert_eq!(Ok(k.dtype()), kiln_dtype(t.dtype()));
         assert!(k
             .shape()
             .iter()
