@@ -290,7 +290,7 @@ pub(crate) fn put_counted(out: &mut Vec<u8>, count: u32, bytes: &[u8]) {
 
 #[cfg(test)]
 mod tests {
-    use super::{put_counted, str_from_utf8, Cursor, ThinBox};
+    use super::{put_counted, str_from_utf8, Block64, Cursor, ThinBox};
 
     #[test]
     fn put_counted_is_two_appends() {
@@ -400,6 +400,20 @@ mod tests {
         let e = str_from_utf8(&bad).unwrap_err();
         assert_eq!(e, std::str::from_utf8(&bad).unwrap_err());
         assert_eq!(e.valid_up_to(), 3);
+    }
+
+    #[test]
+    fn block64_is_64_bytes_aligned_and_castable() {
+        assert_eq!(std::mem::size_of::<Block64>(), 64);
+        assert_eq!(std::mem::align_of::<Block64>(), 64);
+        let mut blocks = vec![Block64([0; 64]); 3];
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut blocks);
+        assert_eq!(bytes.len(), 192);
+        assert_eq!(bytes.as_ptr() as usize % 64, 0);
+        bytes[70] = 7;
+        let back: &[Block64] = bytemuck::cast_slice(bytes);
+        assert_eq!(back[1].0[6], 7);
+        assert!(bytemuck::try_cast_slice::<u8, Block64>(&bytes[1..65]).is_err());
     }
 
     #[test]
