@@ -252,12 +252,11 @@ impl<'de, R: Read<'de>> Deserializer<R> {
 
 /// Reads one value from a slice; trailing bytes are TRAILING unless allowed.
 ///
-/// `#[inline]`: each caller's caps are often constants (the free functions'
-/// defaults); inlined, the depth test and the limit and trailing branches
-/// fold away. Out of line, one copy served callers with constant and with
-/// run-time caps (a `Schema` carries its options), and a 32-byte decode ran
-/// 12 more instructions (callgrind, tick32).
-#[inline]
+/// Left to LLVM's inliner: on a 32-byte decode in the LTO bench driver
+/// (callgrind, tick32) it ran 103 instructions out of line, 120 forced
+/// inline, and 131 as a separate `#[inline(never)]` copy for the default
+/// caps. (91.6 before a `Schema` carried run-time options: this copy then
+/// had constant caps at every call.)
 pub(crate) fn from_slice<'de, T: de::Deserialize<'de>>(
     bytes: &'de [u8],
     limits: &Limits,
