@@ -53,7 +53,8 @@ fn safetensors_file(data: &[u8]) {
             for (a, b) in h.tensors.iter().zip(&h2.tensors) {
                 assert_eq!((&a.name, a.dtype, &a.shape), (&b.name, b.dtype, &b.shape));
                 let pa = &data[(h.data_start + a.begin) as usize..(h.data_start + a.end) as usize];
-                let pb = &again[(h2.data_start + b.begin) as usize..(h2.data_start + b.end) as usize];
+                let pb =
+                    &again[(h2.data_start + b.begin) as usize..(h2.data_start + b.end) as usize];
                 assert_eq!(pa, pb, "payload of {:?}", a.name);
             }
         }

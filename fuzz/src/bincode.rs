@@ -156,7 +156,7 @@ fn reference<'a, T: Deserialize<'a> + Serialize>(data: &'a [u8]) -> Option<Vec<u
 
 /// Whether the options accept a value of `n` bytes at the front of `len`.
 fn options_accept(plan: Plan, n: usize, len: usize) -> bool {
-    plan.limit.map_or(true, |l| n as u64 <= l) && (!plan.reject_trailing || n == len)
+    plan.limit.is_none_or(|l| n as u64 <= l) && (!plan.reject_trailing || n == len)
 }
 
 /// The slice entry points on `data` as `T` (which may borrow).
@@ -248,7 +248,7 @@ fn options_stream<T: DeserializeOwned + Serialize, O: Options + Copy>(
         o.deserialize_from::<_, T>(data)
     });
     // A stream has no trailing-bytes check: only the limit takes away.
-    let accept = |n: usize| plan.limit.map_or(true, |l| n as u64 <= l);
+    let accept = |n: usize| plan.limit.is_none_or(|l| n as u64 <= l);
     match (r, expect) {
         (Ok(v), Some(enc)) => {
             assert!(accept(enc.len()), "{plan:?} accepted on a stream");
