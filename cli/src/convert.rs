@@ -26,7 +26,8 @@ use crate::st_header::{read_header, write_header, METADATA_KEY};
 use crate::tempout::TempOut;
 use crate::{out, Failure, Format};
 
-/// `kiln convert IN OUT [--from F] [--to F] [--bare]`.
+/// `kiln convert IN OUT [--from F] [--to F] [--bare]` for one file (an
+/// index goes to [`crate::shard::convert_sharded`]).
 pub fn convert(
     input: &Path,
     output: &Path,
@@ -34,19 +35,6 @@ pub fn convert(
     to: Option<Format>,
     bare: bool,
 ) -> Result<(), Failure> {
-    if crate::shard::is_index(input) {
-        if from.is_some() || to.is_some() || bare {
-            return Err(Failure::Usage(
-                "--from, --to and --bare do not apply to a sharded checkpoint".to_string(),
-            ));
-        }
-        let summary = crate::shard::convert_sharded(input, output)?;
-        return out(&format!(
-            "{} -> {}: {summary}\n",
-            input.display(),
-            output.display()
-        ));
-    }
     let from = match from.or_else(|| by_extension(input)) {
         Some(f) => f,
         None => sniff(input)?,

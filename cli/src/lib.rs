@@ -204,6 +204,26 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             from,
             to,
             bare,
+        } if shard::is_index(&input) => {
+            if from.is_some() || to.is_some() || bare {
+                return Err(Failure::Usage(
+                    "--from, --to and --bare do not apply to a sharded checkpoint".to_string(),
+                ));
+            }
+            let summary = shard::convert_sharded(&input, &output)?;
+            out(&format!(
+                "{} -> {}: {summary}\n",
+                input.display(),
+                output.display()
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Convert {
+            input,
+            output,
+            from,
+            to,
+            bare,
         } => {
             convert::convert(&input, &output, from, to, bare)?;
             Ok(ExitCode::SUCCESS)
