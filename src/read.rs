@@ -248,12 +248,7 @@ impl<'de> Read<'de> for SliceRead<'de> {
 /// `std::io::BufReader` for speed.
 pub struct IoRead<R> {
     reader: R,
-    pos: u64,
-    limit: Option<u64>,
-    /// Recording depth for map keys, and the record.
-    recording: u32,
-    open_maps: u32,
-    record: Vec<u8>,
+    tally: Tally,
 }
 
 impl<R: io::Read> IoRead<R> {
@@ -261,40 +256,13 @@ impl<R: io::Read> IoRead<R> {
     pub fn new(reader: R, limit: Option<u64>) -> Self {
         IoRead {
             reader,
-            pos: 0,
-            limit,
-            recording: 0,
-            open_maps: 0,
-            record: Vec::new(),
+            tally: Tally::new(limit),
         }
     }
 
     /// Gives the underlying reader back.
     pub fn into_inner(self) -> R {
         self.reader
-    }
-
-    #[inline]
-    fn check_limit(&self, n: usize, at: u64) -> Result<()> {
-        if let Some(limit) = self.limit {
-            if self.pos.saturating_add(n as u64) > limit {
-                return Err(Error::at_fmt(
-                    ErrorCode::Limit,
-                    at,
-                    format_args!("reading {n} more bytes passes the size limit of {limit} bytes"),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    #[cold]
-    fn map_io(&self, e: io::Error, at: u64) -> Error {
-        if e.kind() == io::ErrorKind::UnexpectedEof {
-            Error::at(ErrorCode::Eof, at, "the stream ended inside a value")
-        } else {
-            Error::io(e, Some(at))
-        }
     }
 
     /// Appends exactly `n` bytes to `buf`, in bounded chunks.
@@ -305,12 +273,9 @@ impl<R: io::Read> IoRead<R> {
             buf.resize(old + step, 0);
             if let Err(e) = self.reader.read_exact(&mut buf[old..]) {
                 buf.truncate(old);
-                return Err(self.map_io(e, at));
+                return Err(stream_error(e, at));
             }
-            if self.recording > 0 {
-                self.record.extend_from_slice(&buf[old..]);
-            }
-            self.pos += step as u64;
+            self.tally.consumed(&buf[old..]);
             n -= step;
         }
         Ok(())
@@ -322,7 +287,7 @@ impl<R> private::Sealed for IoRead<R> {}
 impl<'de, R: io::Read> Read<'de> for IoRead<R> {
     #[inline]
     fn offset(&self) -> u64 {
-        self.pos
+        self.tally.pos()
     }
 
     #[inline]
@@ -336,16 +301,13 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
 
     #[inline]
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let at = self.pos;
-        self.check_limit(N, at)?;
+        let at = self.tally.pos();
+        self.tally.check_limit(N, at)?;
         let mut out = [0u8; N];
         if let Err(e) = self.reader.read_exact(&mut out) {
-            return Err(self.map_io(e, at));
+            return Err(stream_error(e, at));
         }
-        if self.recording > 0 {
-            self.record.extend_from_slice(&out);
-        }
-        self.pos += N as u64;
+        self.tally.consumed(&out);
         Ok(out)
     }
 
@@ -355,7 +317,7 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         at: u64,
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
-        self.check_limit(n, at)?;
+        self.tally.check_limit(n, at)?;
         scratch.clear();
         self.fill(scratch, n, at)?;
         Ok(Reference::Copied(scratch))
@@ -366,9 +328,9 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         limits: &crate::limits::Limits,
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
-        let base = self.pos;
+        let base = self.tally.pos();
         scratch.clear();
-        self.check_limit(32, base)?;
+        self.tally.check_limit(32, base)?;
         self.fill(scratch, 32, base)?;
         let mut header = [0u8; 32];
         header.copy_from_slice(scratch);
@@ -379,7 +341,7 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
                 // heap first, as a slice checks them (EOF at the count).
                 let meta = crate::tensors::meta_bytes(&header);
                 let meta = usize::try_from(meta).unwrap_or(usize::MAX);
-                self.check_limit(meta, base)?;
+                self.tally.check_limit(meta, base)?;
                 self.fill(scratch, meta, base + 8)?;
                 return Err(e.shifted(base));
             }
@@ -387,7 +349,7 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         };
         let rest = usize::try_from(total.saturating_sub(32))
             .map_err(|_| Error::at(ErrorCode::Eof, base, "directory larger than memory"))?;
-        self.check_limit(rest, base)?;
+        self.tally.check_limit(rest, base)?;
         // A stream that ends early is EOF at the header field that promised
         // the bytes, as on a slice (spec 7): `count` (offset 8) for the
         // descriptors and heap, `payload_bytes` (offset 16) for the payload.
@@ -400,29 +362,124 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
 
     #[inline]
     fn mark(&self) -> usize {
-        self.record.len()
+        self.tally.mark()
     }
 
     fn captured(&self, from: usize, to: usize) -> &[u8] {
-        self.record.get(from..to).unwrap_or(&[])
+        self.tally.captured(from, to)
     }
 
     fn begin_key(&mut self) {
-        self.recording += 1;
+        self.tally.begin_key();
     }
 
     fn end_key(&mut self) {
-        self.recording -= 1;
+        self.tally.end_key();
     }
 
     fn map_open(&mut self) {
-        self.open_maps += 1;
+        self.tally.map_open();
     }
 
     fn map_close(&mut self) {
-        self.open_maps -= 1;
+        self.tally.map_close();
+    }
+}
+
+/// What a stream reader keeps besides its source ([`IoRead`], and the
+/// bincode module's reader over a `BincodeRead`): the position, the total
+/// size limit, and the bytes of the map keys being read (a stream cannot
+/// look back to compare a key with the one before it).
+pub(crate) struct Tally {
+    pos: u64,
+    limit: Option<u64>,
+    /// Map keys being read (bytes are recorded while > 0).
+    recording: u32,
+    /// Maps open (the record is kept until the outermost one closes).
+    open_maps: u32,
+    record: Vec<u8>,
+}
+
+impl Tally {
+    pub(crate) fn new(limit: Option<u64>) -> Self {
+        Tally {
+            pos: 0,
+            limit,
+            recording: 0,
+            open_maps: 0,
+            record: Vec::new(),
+        }
+    }
+
+    /// Bytes consumed so far.
+    #[inline]
+    pub(crate) fn pos(&self) -> u64 {
+        self.pos
+    }
+
+    /// The total size limit less what was read, if there is a limit.
+    pub(crate) fn limit_left(&self) -> Option<u64> {
+        self.limit.map(|l| l.saturating_sub(self.pos))
+    }
+
+    /// LIMIT (at `at`) when `n` more bytes pass the total size limit.
+    #[inline]
+    pub(crate) fn check_limit(&self, n: usize, at: u64) -> Result<()> {
+        match self.limit {
+            Some(limit) if self.pos.saturating_add(n as u64) > limit => Err(Error::at_fmt(
+                ErrorCode::Limit,
+                at,
+                format_args!("reading {n} more bytes passes the size limit of {limit} bytes"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// `bytes` were read: move past them, recording them inside a map key.
+    #[inline]
+    pub(crate) fn consumed(&mut self, bytes: &[u8]) {
+        if self.recording > 0 {
+            self.record.extend_from_slice(bytes);
+        }
+        self.pos += bytes.len() as u64;
+    }
+
+    #[inline]
+    pub(crate) fn mark(&self) -> usize {
+        self.record.len()
+    }
+
+    pub(crate) fn captured(&self, from: usize, to: usize) -> &[u8] {
+        self.record.get(from..to).unwrap_or(&[])
+    }
+
+    pub(crate) fn begin_key(&mut self) {
+        self.recording += 1;
+    }
+
+    pub(crate) fn end_key(&mut self) {
+        self.recording = self.recording.saturating_sub(1);
+    }
+
+    pub(crate) fn map_open(&mut self) {
+        self.open_maps += 1;
+    }
+
+    pub(crate) fn map_close(&mut self) {
+        self.open_maps = self.open_maps.saturating_sub(1);
         if self.open_maps == 0 {
             self.record.clear();
         }
+    }
+}
+
+/// An I/O error of a stream at `at`: the end of the stream inside a value
+/// is the spec's EOF, anything else IO.
+#[cold]
+pub(crate) fn stream_error(e: io::Error, at: u64) -> Error {
+    if e.kind() == io::ErrorKind::UnexpectedEof {
+        Error::at(ErrorCode::Eof, at, "the stream ended inside a value")
+    } else {
+        Error::io(e, Some(at))
     }
 }

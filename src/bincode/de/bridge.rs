@@ -9,53 +9,23 @@ use serde::de::Visitor;
 
 use super::read::BincodeRead;
 use crate::bincode::ErrorKind;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use crate::limits::Limits;
-use crate::read::{private, IoRead, Read, Reference};
+use crate::read::{private, stream_error, IoRead, Read, Reference, Tally};
 
-/// A [`BincodeRead`] as a Kiln reader: position, byte limit and the map-key
-/// record that Kiln's map-order check needs (as `IoRead` keeps them).
+/// A [`BincodeRead`] as a Kiln reader, with the position, byte limit and
+/// map-key record that every stream reader keeps ([`Tally`], as `IoRead`).
 pub(crate) struct Bridge<R> {
     reader: R,
-    pos: u64,
-    limit: Option<u64>,
-    recording: u32,
-    open_maps: u32,
-    record: Vec<u8>,
+    tally: Tally,
 }
 
 impl<R> Bridge<R> {
     pub(crate) fn new(reader: R, limit: Option<u64>) -> Self {
         Bridge {
             reader,
-            pos: 0,
-            limit,
-            recording: 0,
-            open_maps: 0,
-            record: Vec::new(),
+            tally: Tally::new(limit),
         }
-    }
-
-    fn check_limit(&self, n: usize, at: u64) -> Result<()> {
-        if let Some(limit) = self.limit {
-            if self.pos.saturating_add(n as u64) > limit {
-                return Err(Error::at(
-                    ErrorCode::Limit,
-                    at,
-                    format!("reading {n} more bytes passes the size limit of {limit} bytes"),
-                ));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// An `io::Error` from the reader as Kiln's EOF or IO error.
-fn from_io(e: io::Error, at: u64) -> Error {
-    if e.kind() == io::ErrorKind::UnexpectedEof {
-        Error::at(ErrorCode::Eof, at, "the stream ended inside a value")
-    } else {
-        Error::io(e, Some(at))
     }
 }
 
@@ -64,7 +34,7 @@ fn from_io(e: io::Error, at: u64) -> Error {
 /// reader's own error back to the caller unchanged.
 fn from_user(e: ErrorKind, at: u64) -> Error {
     match e {
-        ErrorKind::Io(io) => from_io(io, at),
+        ErrorKind::Io(io) => stream_error(io, at),
         other => Error::io(io::Error::other(other), Some(at)),
     }
 }
@@ -121,7 +91,7 @@ impl<R> private::Sealed for Bridge<R> {}
 
 impl<'de, R: BincodeRead<'de>> Read<'de> for Bridge<R> {
     fn offset(&self) -> u64 {
-        self.pos
+        self.tally.pos()
     }
 
     fn remaining(&self) -> Option<usize> {
@@ -133,16 +103,13 @@ impl<'de, R: BincodeRead<'de>> Read<'de> for Bridge<R> {
     }
 
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let at = self.pos;
-        self.check_limit(N, at)?;
+        let at = self.tally.pos();
+        self.tally.check_limit(N, at)?;
         let mut out = [0u8; N];
         self.reader
             .read_exact(&mut out)
-            .map_err(|e| from_io(e, at))?;
-        if self.recording > 0 {
-            self.record.extend_from_slice(&out);
-        }
-        self.pos += N as u64;
+            .map_err(|e| stream_error(e, at))?;
+        self.tally.consumed(&out);
         Ok(out)
     }
 
@@ -152,7 +119,7 @@ impl<'de, R: BincodeRead<'de>> Read<'de> for Bridge<R> {
         at: u64,
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
-        self.check_limit(n, at)?;
+        self.tally.check_limit(n, at)?;
         let lent = self
             .reader
             .forward_read_bytes(n, Grab(&mut *scratch))
@@ -171,10 +138,7 @@ impl<'de, R: BincodeRead<'de>> Read<'de> for Bridge<R> {
                 Some(at),
             ));
         }
-        if self.recording > 0 {
-            self.record.extend_from_slice(bytes.as_slice());
-        }
-        self.pos += n as u64;
+        self.tally.consumed(bytes.as_slice());
         Ok(bytes)
     }
 
@@ -184,43 +148,35 @@ impl<'de, R: BincodeRead<'de>> Read<'de> for Bridge<R> {
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
         // Kiln's stream reader does the work, over this reader's bytes.
-        let base = self.pos;
-        let left = self.limit.map(|l| l.saturating_sub(base));
-        let mut io = IoRead::new(&mut self.reader, left);
-        let r = <IoRead<&mut R> as Read<'de>>::tensors_block(&mut io, limits, scratch).map(|_| ());
-        let used = <IoRead<&mut R> as Read<'de>>::offset(&io);
-        self.pos = base.saturating_add(used);
-        r.map_err(|e| e.shifted(base))?;
-        if self.recording > 0 {
-            self.record.extend_from_slice(scratch);
-        }
+        let base = self.tally.pos();
+        let mut io = IoRead::new(&mut self.reader, self.tally.limit_left());
+        <IoRead<&mut R> as Read<'de>>::tensors_block(&mut io, limits, scratch)
+            .map_err(|e| e.shifted(base))?;
+        self.tally.consumed(scratch);
         Ok(Reference::Copied(&scratch[..]))
     }
 
     fn mark(&self) -> usize {
-        self.record.len()
+        self.tally.mark()
     }
 
     fn captured(&self, from: usize, to: usize) -> &[u8] {
-        self.record.get(from..to).unwrap_or(&[])
+        self.tally.captured(from, to)
     }
 
     fn begin_key(&mut self) {
-        self.recording += 1;
+        self.tally.begin_key();
     }
 
     fn end_key(&mut self) {
-        self.recording = self.recording.saturating_sub(1);
+        self.tally.end_key();
     }
 
     fn map_open(&mut self) {
-        self.open_maps += 1;
+        self.tally.map_open();
     }
 
     fn map_close(&mut self) {
-        self.open_maps = self.open_maps.saturating_sub(1);
-        if self.open_maps == 0 {
-            self.record.clear();
-        }
+        self.tally.map_close();
     }
 }
