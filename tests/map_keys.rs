@@ -325,3 +325,22 @@ fn sorted_rejects_unordered_and_repeated_elements() {
     };
     assert_eq!(kiln_serde::to_vec(&v).unwrap(), ok);
 }
+
+/// Spec 2.1: an empty sequence key sorts first whatever its element type (a
+/// zero count is the smallest encoding, and an empty `list<u8>` content the
+/// smallest content), so both readings agree; after another key it is out
+/// of order.
+#[test]
+fn an_empty_sequence_key_sorts_first_for_any_element_type() {
+    let map = BTreeMap::from([(vec![0x0101u16], 1u8), (Vec::new(), 0u8)]);
+    let bytes = kiln_serde::to_vec(&map).unwrap();
+    // count 2, then the empty key (count 0) and its value first.
+    assert_eq!(bytes[..9], [2, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(
+        kiln_serde::from_slice::<BTreeMap<Vec<u16>, u8>>(&bytes).unwrap(),
+        map
+    );
+    let empty_last = [&[2u8, 0, 0, 0][..], &bytes[9..], &bytes[4..9]].concat();
+    let e = kiln_serde::from_slice::<BTreeMap<Vec<u16>, u8>>(&empty_last).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Type, "{e}");
+}

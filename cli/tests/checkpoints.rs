@@ -149,6 +149,31 @@ fn metadata_survives_both_ways() {
     assert!(!out.exists());
 }
 
+/// Spec 9: a file without `__metadata__` becomes framed `tensors`, not a
+/// checkpoint, and comes back without `__metadata__`: the round trip keeps
+/// whether the map was there, as well as its contents.
+#[test]
+fn no_metadata_stays_no_metadata() {
+    let dir = TempDir::new().unwrap();
+    let m = model("n", 4);
+    let st = dir.path().join("none.safetensors");
+    write_st(&st, &m, None);
+    let kp = dir.path().join("none.kiln");
+    let r = run(&["convert", s(&st), s(&kp)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let bytes = std::fs::read(&kp).unwrap();
+    let view = CheckpointView::from_bytes(&bytes, &Limits::default()).unwrap();
+    assert_eq!(view.kind(), FileKind::Framed);
+    assert!(view.metadata().is_empty());
+    let back = dir.path().join("none.back.safetensors");
+    let r = run(&["convert", s(&kp), s(&back)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let b = std::fs::read(&back).unwrap();
+    let (_, h) = SafeTensors::read_metadata(&b).unwrap();
+    assert_eq!(h.metadata(), &None);
+    assert!(b == std::fs::read(&st).unwrap(), "byte-identical");
+}
+
 /// Three safetensors shards and their index, as model hubs publish them.
 fn sharded(dir: &Path, index_meta: Value) -> (PathBuf, Vec<Model>) {
     let shards: Vec<Model> = (0..3).map(|k| model(&format!("layer{k}"), 4)).collect();
