@@ -337,11 +337,12 @@ pub fn kiln_to_safetensors(
 type KilnPlan = (Vec<Planned>, Option<BTreeMap<String, String>>);
 
 fn plan_kiln(input: &Path) -> Result<KilnPlan, Failure> {
-    let file = TensorsFile::open(input).map_err(|e| match e.io_error() {
+    let fail = |e: Error| match e.io_error() {
         Some(io) => Failure::io(format!("cannot read {}", input.display()), io),
         None => Failure::Fault(format!("{}: {e}", input.display())),
-    })?;
-    let view = file.view();
+    };
+    let file = TensorsFile::open(input).map_err(fail)?;
+    let view = file.view().map_err(fail)?;
     let dir_start = (file.as_bytes().len() - view.as_bytes().len()) as u64;
     let payload_start = dir_start + view.layout().payload_start() as u64;
     let mut plan: Vec<Planned> = Vec::with_capacity(view.len());

@@ -66,7 +66,7 @@ impl Loaded {
     /// The first fault of standard input's bytes.
     pub fn checkpoint(&self) -> Result<CheckpointView<'_>, Error> {
         match self {
-            Loaded::File(f) => Ok(f.checkpoint()),
+            Loaded::File(f) => f.checkpoint(),
             Loaded::Stdin(b) => CheckpointView::from_bytes(b.as_slice(), &Limits::default()),
         }
     }

@@ -3,26 +3,37 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use super::kind::{check_named, prefix, FileKind};
 use super::model::CheckpointView;
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits::Limits;
-use crate::tensors::{check_meta, Layout, TensorsView, FULL};
+use crate::tensors::{check_meta, Layout, TensorView, TensorsView, FULL};
 
 /// A tensor file of any kind (checkpoint, framed or bare directory) mapped
-/// read-only and validated once, so that its tensors are borrowed from the
-/// page cache with no copy.
+/// read-only, so that its tensors are borrowed from the page cache with no
+/// copy.
 ///
-/// [`open`](Self::open) validates exactly what
-/// [`CheckpointView::from_bytes`] does: the frame, the metadata, the
-/// header, every descriptor, the name heap and the pad through the mapping
-/// (the first pages of the file), and the zero gaps between payloads (each
-/// under 64 bytes) and the last byte of an odd packed 4-bit tensor with a
-/// positioned read (`pread`) of those few bytes, so that no payload page is
-/// mapped into the process: a page fault there would make the kernel map
-/// up to 16 neighbouring cached pages too ("fault-around"), so 1,000 gaps
-/// would cost 1,000 faults and up to 64 MiB of resident memory.
+/// [`open`](Self::open) validates everything before the payload region
+/// exactly as [`CheckpointView::from_bytes`] does: the frame, the metadata,
+/// the header, every descriptor, the name heap and the pad (the first
+/// pages of the file). It reads no byte of the payload region, so opening
+/// is flat in payload size and maps no payload page.
+///
+/// The payload region holds two kinds of bytes a decoder must still check
+/// (spec 5.7 and 5.3): the zero gaps between payloads (each under 64
+/// bytes) and the unused high nibble of an odd packed 4-bit tensor. They
+/// are checked before any tensor is handed out, with a positioned read
+/// (`pread`) of those few bytes rather than through the mapping (a page
+/// fault there makes the kernel map up to 16 neighbouring cached pages,
+/// "fault-around"):
+///
+/// * [`by_name`](Self::by_name) checks the one tensor it returns: the gap
+///   before it and its nibble (one or two reads);
+/// * [`view`](Self::view) and [`checkpoint`](Self::checkpoint) check every
+///   gap once (the result is kept), so a file with a nonzero gap anywhere
+///   yields no view, as [`CheckpointView::from_bytes`] yields none.
 ///
 /// # The mapped file must not change
 ///
@@ -44,8 +55,9 @@ use crate::tensors::{check_meta, Layout, TensorsView, FULL};
 /// std::fs::write(&path, b.build().unwrap().as_bytes()).unwrap();
 ///
 /// let file = TensorsFile::open(&path).unwrap();
-/// let w = file.view().by_name("w").unwrap();
+/// let w = file.by_name("w").unwrap().expect("a tensor named w");
 /// assert_eq!(w.try_as_slice::<f32>().unwrap(), &[1.0, 2.0, 3.0]);
+/// assert_eq!(file.view().unwrap().len(), 1);
 /// assert!(file.metadata().is_empty());
 /// ```
 pub struct TensorsFile {
@@ -54,6 +66,10 @@ pub struct TensorsFile {
     metadata: BTreeMap<String, String>,
     dir_start: usize,
     layout: Layout,
+    /// Kept open for the positioned reads of the gap bytes.
+    file: File,
+    /// The whole-file gap scan, once: `None` when every gap is zero.
+    scanned: OnceLock<Option<Error>>,
 }
 
 impl TensorsFile {
@@ -62,7 +78,8 @@ impl TensorsFile {
     /// # Errors
     ///
     /// IO when the file cannot be opened or mapped; otherwise as
-    /// [`CheckpointView::from_bytes`] (offsets from the file start).
+    /// [`CheckpointView::from_bytes`] for every byte before the payload
+    /// region (offsets from the file start).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         Self::open_with(path, &Limits::default())
     }
@@ -81,7 +98,6 @@ impl TensorsFile {
         let shift = |e: Error| e.shifted(dir_start as u64);
         let dir = bytes.get(dir_start..).unwrap_or_default();
         let layout = check_meta(dir, dir.len() as u64, limits, FULL).map_err(shift)?;
-        scan_gaps(&file, dir_start as u64, dir, &layout).map_err(shift)?;
         if layout.block_len() != dir.len() {
             return Err(Error::at(
                 ErrorCode::Trailing,
@@ -101,37 +117,85 @@ impl TensorsFile {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        drop(file);
         Ok(TensorsFile {
             kind,
             metadata,
             dir_start,
             layout,
             map,
+            file,
+            scanned: OnceLock::new(),
         })
     }
 
-    /// The directory (payloads borrowed from the mapping). Payload
-    /// addresses are 64-aligned in memory when the directory starts at a
-    /// multiple of 64 in the file (a bare directory does; a framed one
-    /// starts at 16, a checkpoint after its metadata), so typed access may
-    /// need [`TensorView::to_vec`](crate::tensors::TensorView::to_vec).
-    pub fn view(&self) -> TensorsView<'_> {
-        let block = self.map.get(self.dir_start..).unwrap_or_default();
-        TensorsView::from_parts(block, &self.layout)
+    /// The directory block and its start in the file.
+    fn block(&self) -> &[u8] {
+        self.map.get(self.dir_start..).unwrap_or_default()
+    }
+
+    /// The tensor named `name` (`Ok(None)` when there is none), after
+    /// checking the payload-region bytes that belong to it: the gap before
+    /// its payload and, for an odd packed 4-bit tensor, the unused nibble.
+    /// Its payload is borrowed from the mapping and not read.
+    ///
+    /// # Errors
+    ///
+    /// TYPE at the first nonzero gap or nibble byte (offset from the file
+    /// start); IO when the positioned read fails.
+    pub fn by_name(&self, name: &str) -> Result<Option<TensorView<'_>>> {
+        let view = TensorsView::from_parts(self.block(), &self.layout);
+        let Some(t) = view.by_name(name) else {
+            return Ok(None);
+        };
+        let before = match t.index().checked_sub(1).and_then(|i| view.get(i)) {
+            Some(prev) => prev.byte_offset() + prev.byte_length(),
+            None => 0,
+        };
+        let base = self.dir_start as u64;
+        check_tensor(&self.file, base, self.block(), &self.layout, &t, before)
+            .map_err(|e| e.shifted(base))?;
+        Ok(Some(t))
+    }
+
+    /// The directory (payloads borrowed from the mapping), after checking
+    /// every gap and nibble of the payload region once. Payload addresses
+    /// are 64-aligned in memory when the directory starts at a multiple of
+    /// 64 in the file (a bare directory does; a framed one starts at 16, a
+    /// checkpoint after its metadata), so typed access may need
+    /// [`TensorView::to_vec`].
+    ///
+    /// # Errors
+    ///
+    /// As [`by_name`](Self::by_name), for the first faulty tensor; the
+    /// same error again on every later call.
+    pub fn view(&self) -> Result<TensorsView<'_>> {
+        let base = self.dir_start as u64;
+        let scanned = self.scanned.get_or_init(|| {
+            scan_gaps(&self.file, base, self.block(), &self.layout)
+                .err()
+                .map(|e| e.shifted(base))
+        });
+        match scanned {
+            None => Ok(TensorsView::from_parts(self.block(), &self.layout)),
+            Some(e) => Err(Error::new(e.code(), e.offset(), e.message())),
+        }
     }
 
     /// The metadata and the directory.
-    pub fn checkpoint(&self) -> CheckpointView<'_> {
-        CheckpointView {
+    ///
+    /// # Errors
+    ///
+    /// As [`view`](Self::view).
+    pub fn checkpoint(&self) -> Result<CheckpointView<'_>> {
+        Ok(CheckpointView {
             kind: self.kind,
             metadata: self
                 .metadata
                 .iter()
                 .map(|(k, v)| (k.as_str(), v.as_str()))
                 .collect(),
-            tensors: self.view(),
-        }
+            tensors: self.view()?,
+        })
     }
 
     /// The metadata (empty for a directory file).
@@ -167,46 +231,59 @@ impl std::fmt::Debug for TensorsFile {
 /// directory starts) instead of through the mapping. Offsets in errors are
 /// from the directory start, as the in-memory validator reports them.
 fn scan_gaps(file: &File, base: u64, dir: &[u8], layout: &Layout) -> Result<()> {
-    let view = TensorsView::from_parts(dir, layout);
+    let mut before = 0u64;
+    for t in TensorsView::from_parts(dir, layout).iter() {
+        check_tensor(file, base, dir, layout, &t, before)?;
+        before = t.byte_offset() + t.byte_length();
+    }
+    Ok(())
+}
+
+/// The payload-region bytes of one tensor: the gap from `before` (where
+/// the previous payload ends) to its own payload, and its unused nibble.
+fn check_tensor(
+    file: &File,
+    base: u64,
+    dir: &[u8],
+    layout: &Layout,
+    t: &TensorView<'_>,
+    before: u64,
+) -> Result<()> {
     let p = layout.payload_start() as u64;
-    let mut running = 0u64;
+    let (off, len) = (t.byte_offset(), t.byte_length());
+    // check_meta placed every offset greedily: gaps are under 64 bytes.
     let mut buf = [0u8; 64];
-    for t in view.iter() {
-        let (off, len) = (t.byte_offset(), t.byte_length());
-        // check_meta placed every offset greedily: gaps are under 64 bytes.
-        let mut at = running;
-        while at < off {
-            let n = usize::try_from(off - at).unwrap_or(64).min(64);
-            let chunk = buf.get_mut(..n).unwrap_or_default();
-            read_at(file, dir, base, p + at, chunk)?;
-            if let Some(k) = chunk.iter().position(|&b| b != 0) {
-                return Err(Error::at(
-                    ErrorCode::Type,
-                    p + at + k as u64,
-                    format!(
-                        "nonzero byte in the payload gap before tensor {}",
-                        t.index()
-                    ),
-                ));
-            }
-            at += n as u64;
+    let mut at = before;
+    while at < off {
+        let n = usize::try_from(off - at).unwrap_or(64).min(64);
+        let chunk = buf.get_mut(..n).unwrap_or_default();
+        read_at(file, dir, base, p + at, chunk)?;
+        if let Some(k) = chunk.iter().position(|&b| b != 0) {
+            return Err(Error::at(
+                ErrorCode::Type,
+                p + at + k as u64,
+                format!(
+                    "nonzero byte in the payload gap before tensor {}",
+                    t.index()
+                ),
+            ));
         }
-        if t.dtype().is_packed4() && t.elements() % 2 == 1 && len > 0 {
-            let last = p + off + len - 1;
-            let mut b = [0u8; 1];
-            read_at(file, dir, base, last, &mut b)?;
-            if b[0] & 0xF0 != 0 {
-                return Err(Error::at(
-                    ErrorCode::Type,
-                    last,
-                    format!(
-                        "tensor {}: the unused high nibble of the last byte is not 0",
-                        t.index()
-                    ),
-                ));
-            }
+        at += n as u64;
+    }
+    if t.dtype().is_packed4() && t.elements() % 2 == 1 && len > 0 {
+        let last = p + off + len - 1;
+        let mut b = [0u8; 1];
+        read_at(file, dir, base, last, &mut b)?;
+        if b[0] & 0xF0 != 0 {
+            return Err(Error::at(
+                ErrorCode::Type,
+                last,
+                format!(
+                    "tensor {}: the unused high nibble of the last byte is not 0",
+                    t.index()
+                ),
+            ));
         }
-        running = off + len;
     }
     Ok(())
 }
@@ -219,7 +296,7 @@ fn read_at(file: &File, dir: &[u8], base: u64, at: u64, out: &mut [u8]) -> Resul
         use std::os::unix::fs::FileExt;
         let _ = dir;
         file.read_exact_at(out, base + at)
-            .map_err(|e| Error::io(e, Some(base + at)))
+            .map_err(|e| Error::io(e, Some(at)))
     }
     #[cfg(not(unix))]
     {
@@ -255,13 +332,13 @@ mod tests {
         let bare = write(dir.path(), "bare.kiln", t.as_bytes());
         let f = TensorsFile::open(&bare).unwrap();
         assert_eq!(f.kind(), FileKind::Bare);
-        assert_eq!(f.view().by_name("x").unwrap().data(), &[3, 4]);
+        assert_eq!(f.by_name("x").unwrap().unwrap().data(), &[3, 4]);
 
         let mut framed = crate::frame::encode(Some(crate::checkpoint::TENSORS_HASH)).to_vec();
         framed.extend_from_slice(t.as_bytes());
         let f = TensorsFile::open(write(dir.path(), "f.kiln", &framed)).unwrap();
         assert_eq!(f.kind(), FileKind::Framed);
-        assert_eq!(f.view(), t.view());
+        assert_eq!(f.view().unwrap(), t.view());
 
         let meta = BTreeMap::from([("a".to_string(), "b".to_string())]);
         let mut ck = write_head(&meta).unwrap();
@@ -269,8 +346,8 @@ mod tests {
         let f = TensorsFile::open(write(dir.path(), "c.kiln", &ck)).unwrap();
         assert_eq!(f.kind(), FileKind::Checkpoint);
         assert_eq!(f.metadata(), &meta);
-        assert_eq!(f.checkpoint().metadata().get("a"), Some(&"b"));
-        assert_eq!(f.view().by_name("x").unwrap().data(), &[3, 4]);
+        assert_eq!(f.checkpoint().unwrap().metadata().get("a"), Some(&"b"));
+        assert_eq!(f.by_name("x").unwrap().unwrap().data(), &[3, 4]);
 
         // Faults carry the offset from the file start.
         ck[16 + 4 + 4 + 1 + 4 + 1 + 4] = b'X';
@@ -280,6 +357,39 @@ mod tests {
         assert_eq!(e.code(), ErrorCode::Eof);
         let e = TensorsFile::open(dir.path().join("missing.kiln")).unwrap_err();
         assert_eq!(e.code(), ErrorCode::Io);
+    }
+
+    /// A nonzero gap byte does not stop `open` (it reads no payload-region
+    /// byte), but no tensor after it and no view is handed out: `by_name`
+    /// of the tensor it precedes and every `view` report it where it is.
+    #[test]
+    fn a_nonzero_gap_is_reported_before_its_tensor_is_handed_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut b = TensorsBuilder::new();
+        b.push(TensorSpec::from_slice(&[3], &[1u8, 2, 3]).named("a"));
+        b.push(TensorSpec::from_slice(&[2], &[4u8, 5]).named("b"));
+        b.push(TensorSpec::from_slice(&[1], &[6u8]).named("c"));
+        let mut bytes = b.build().unwrap().as_bytes().to_vec();
+        let p = TensorsView::from_bytes(&bytes, &Limits::default())
+            .unwrap()
+            .layout()
+            .payload_start();
+        // "b" starts at 64: the gap before it is payload bytes 3..64.
+        let at = p + 40;
+        bytes[at] = 7;
+        let f = TensorsFile::open(write(dir.path(), "gap.kiln", &bytes)).unwrap();
+        assert_eq!(f.by_name("a").unwrap().unwrap().data(), &[1, 2, 3]);
+        assert_eq!(f.by_name("c").unwrap().unwrap().data(), &[6]);
+        assert!(f.by_name("z").unwrap().is_none());
+        let e = f.by_name("b").unwrap_err();
+        assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(at as u64)));
+        for _ in 0..2 {
+            let e = f.view().unwrap_err();
+            assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(at as u64)));
+        }
+        assert!(f.checkpoint().is_err());
+        let mem = TensorsView::from_bytes(&bytes, &Limits::default()).unwrap_err();
+        assert_eq!((mem.code(), mem.offset()), (e.code(), e.offset()));
     }
 
     /// The file reader (metadata through the mapping, gaps by positioned
@@ -296,10 +406,14 @@ mod tests {
             }
             let bytes = std::fs::read(&path).unwrap();
             let mem = CheckpointView::from_bytes(&bytes, &Limits::default());
-            let file = TensorsFile::open(&path);
+            let opened = TensorsFile::open(&path);
+            let file = match &opened {
+                Ok(f) => f.checkpoint(),
+                Err(e) => Err(Error::new(e.code(), e.offset(), e.message())),
+            };
             match (mem, file) {
                 (Ok(m), Ok(f)) => {
-                    assert_eq!(m, f.checkpoint(), "{}", path.display());
+                    assert_eq!(m, f, "{}", path.display());
                 }
                 (Err(a), Err(b)) => assert_eq!(
                     (a.code(), a.offset()),
@@ -347,9 +461,9 @@ mod tests {
 
         let before = rss_kib();
         let f = TensorsFile::open(&path).unwrap();
-        let v = f.view();
         for i in (0..1000).step_by(7) {
-            assert!(v.by_name(&format!("layer.{i:04}.weight")).is_some());
+            let name = format!("layer.{i:04}.weight");
+            assert!(f.by_name(&name).unwrap().is_some());
         }
         let after = rss_kib();
         if let (Some(a), Some(b)) = (before, after) {
@@ -362,6 +476,6 @@ mod tests {
             assert!(grown < 2 * 1024, "RSS grew by {grown} KiB");
         }
         assert_eq!(f.metadata()["format"], "pt");
-        assert_eq!(v.len(), 1000);
+        assert_eq!(f.view().unwrap().len(), 1000);
     }
 }
