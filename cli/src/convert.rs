@@ -35,6 +35,17 @@ pub fn convert(
     to: Option<Format>,
     bare: bool,
 ) -> Result<(), Failure> {
+    let to_stdout = is_std(output);
+    // `-` as input: standard input is spooled to a temporary file (next to
+    // OUT, or in the temporary directory when OUT is `-` too), removed at
+    // the end, so that the conversion streams from a file as usual.
+    let spool = if is_std(input) {
+        Some(spool_stdin(output)?)
+    } else {
+        None
+    };
+    let input = spool.as_ref().map_or(input, |s| s.path.as_path());
+    let shown_in = if spool.is_some() { Path::new("-") } else { input };
     let from = match from.or_else(|| by_extension(input)) {
         Some(f) => f,
         None => sniff(input)?,
@@ -60,15 +71,97 @@ pub fn convert(
             "--bare applies only when writing Kiln".to_string(),
         ));
     }
-    let summary = match to {
-        Format::Kiln => safetensors_to_kiln(input, output, bare, None)?.summary(),
-        Format::Safetensors => kiln_to_safetensors(input, output, None)?.summary(),
+    // `-` as output: the conversion is written to a temporary file as
+    // usual, then copied to standard output; the summary goes to stderr.
+    let staged = if to_stdout {
+        Some(TempOut::create(&temp_target(output, "out"))?)
+    } else {
+        None
     };
-    out(&format!(
+    let target = staged.as_ref().map_or(output, |t| t.path.as_path());
+    let summary = match to {
+        Format::Kiln => safetensors_to_kiln(input, target, bare, None)?.summary(),
+        Format::Safetensors => kiln_to_safetensors(input, target, None)?.summary(),
+    };
+    let line = format!(
         "{} ({from}) -> {} ({to}): {summary}\n",
-        input.display(),
+        shown_in.display(),
         output.display()
-    ))
+    );
+    match staged {
+        Some(t) => {
+            let mut f = File::open(&t.path)
+                .map_err(|e| Failure::io(format!("cannot read {}", t.path.display()), &e))?;
+            let mut o = io::stdout().lock();
+            io::copy(&mut f, &mut o)
+                .and_then(|_| o.flush())
+                .map_err(|e| match e.kind() {
+                    io::ErrorKind::BrokenPipe => Failure::BrokenPipe,
+                    _ => Failure::io("cannot write to standard output", &e),
+                })?;
+            eprint!("{line}");
+            Ok(())
+        }
+        None => out(&line),
+    }
+}
+
+/// Progress is reported at least this often (bytes), so a single large
+/// tensor moves the bar too.
+const CHUNK: u64 = 64 << 20;
+
+/// Copies up to `len` bytes from `src` (at its position) to `dst` in
+/// chunks of [`CHUNK`], advancing `bar` after each; stops early at the end
+/// of `src` and returns the bytes copied. Each chunk is one `io::copy` of
+/// a `Take<File>`, which is the kernel's file-to-file copy on Linux.
+fn copy_len<W: Write>(
+    src: &mut File,
+    dst: &mut W,
+    len: u64,
+    bar: Option<&ProgressBar>,
+) -> io::Result<u64> {
+    let mut done = 0;
+    while done < len {
+        let n = io::copy(&mut src.take(CHUNK.min(len - done)), dst)?;
+        if let Some(b) = bar {
+            b.inc(n);
+        }
+        done += n;
+        if n == 0 {
+            break;
+        }
+    }
+    Ok(done)
+}
+
+/// Whether a command-line path is `-` (standard input or output).
+fn is_std(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Where a temporary file for `output` goes: next to it, or in the
+/// temporary directory when it is `-`.
+fn temp_target(output: &Path, what: &str) -> std::path::PathBuf {
+    if is_std(output) {
+        std::env::temp_dir().join(format!("kiln-{what}"))
+    } else {
+        output.with_file_name(format!(
+            "{}.{what}",
+            output.file_name().unwrap_or_default().to_string_lossy()
+        ))
+    }
+}
+
+/// Copies standard input into a new temporary file (removed when the
+/// returned handle drops), in bounded chunks.
+fn spool_stdin(output: &Path) -> Result<TempOut, Failure> {
+    let mut spool = TempOut::create(&temp_target(output, "stdin"))?;
+    let path = spool.path.clone();
+    let f = spool.file()?;
+    io::copy(&mut io::stdin().lock(), f)
+        .and_then(|_| f.flush())
+        .map_err(|e| Failure::io(format!("cannot copy standard input to {}", path.display()), &e))?;
+    Ok(spool)
 }
 
 /// What one file's conversion wrote: the tensor names, the bytes and
@@ -229,11 +322,8 @@ pub fn safetensors_to_kiln(
     for t in &h.tensors {
         src.seek(SeekFrom::Start(h.data_start + t.begin))
             .map_err(|e| Failure::io(format!("cannot read {}", input.display()), &e))?;
-        tw.write_payload_with(|w, n| io::copy(&mut (&mut src).take(n), w))
+        tw.write_payload_with(|w, n| copy_len(&mut src, w, n, bar))
             .map_err(|e| copy_failure(input, &tmp_path, &e))?;
-        if let Some(b) = bar {
-            b.inc(t.end - t.begin);
-        }
     }
     tw.finish()
         .map_err(|e| copy_failure(input, &tmp_path, &e))?;
@@ -302,7 +392,7 @@ pub fn kiln_to_safetensors(
         src.seek(SeekFrom::Start(start)).map_err(|e| io_err(&e))?;
         // `io::copy` from a `Take<File>` to a `File` uses the kernel's
         // file-to-file copy where it can: no payload passes through here.
-        let n = io::copy(&mut (&mut src).take(len), dst).map_err(|e| io_err(&e))?;
+        let n = copy_len(&mut src, dst, len, bar).map_err(|e| io_err(&e))?;
         if n != len {
             return Err(Failure::Usage(format!(
                 "{}: the file ended while copying tensor {} ({n} of {len} bytes): \
@@ -310,9 +400,6 @@ pub fn kiln_to_safetensors(
                 input.display(),
                 label(&e.name)
             )));
-        }
-        if let Some(b) = bar {
-            b.inc(len);
         }
     }
     if let Some(b) = own_bar {

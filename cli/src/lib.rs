@@ -101,9 +101,11 @@ pub enum Command {
     /// conversion with an error naming the tensor. The output is written
     /// to a temporary file in the same directory and renamed over OUT.
     Convert {
-        /// The input file.
+        /// The input file (`-` reads standard input, spooled to a
+        /// temporary file next to OUT).
         input: PathBuf,
-        /// The output file.
+        /// The output file (`-` writes standard output, with `--to`; the
+        /// summary then goes to stderr).
         output: PathBuf,
         /// The input format (default: from the extension or the magic).
         #[arg(long, value_enum)]

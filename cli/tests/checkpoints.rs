@@ -357,3 +357,48 @@ fn sharded_check_faults() {
     let r = run(&["check", s(&kindex)]);
     assert!(r.stdout.contains("missing"), "{}", r.stdout);
 }
+
+/// `-` is standard input and standard output: safetensors piped in comes
+/// out as the same Kiln bytes a file conversion writes, and piped back
+/// out as the original safetensors bytes, with the summary on stderr and
+/// no temporary file left behind.
+#[test]
+fn convert_through_stdin_and_stdout() {
+    let dir = TempDir::new().unwrap();
+    let m = model("p", 5);
+    let st = dir.path().join("m.safetensors");
+    write_st(&st, &m, Some(HashMap::from([("format".into(), "pt".into())])));
+    let st_bytes = std::fs::read(&st).unwrap();
+    let kp = dir.path().join("m.kiln");
+    assert_eq!(run(&["convert", s(&st), s(&kp)]).code, 0);
+    let kiln_bytes = std::fs::read(&kp).unwrap();
+
+    // stdin -> file: the format is recognized by its first bytes.
+    let piped = dir.path().join("piped.kiln");
+    let out = Command::new(env!("CARGO_BIN_EXE_kiln"))
+        .args(["convert", "-", s(&piped)])
+        .write_stdin(st_bytes.clone())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", out);
+    assert_eq!(std::fs::read(&piped).unwrap(), kiln_bytes);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("- (safetensors) ->"));
+
+    // stdin -> stdout, the way back.
+    let out = Command::new(env!("CARGO_BIN_EXE_kiln"))
+        .current_dir(dir.path())
+        .args(["convert", "-", "-", "--to", "safetensors"])
+        .write_stdin(kiln_bytes)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", out.stderr);
+    assert!(out.stdout == st_bytes, "byte-identical on stdout");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-> - (safetensors)"));
+
+    // No output format for `-` without --to.
+    let r = run(&["convert", s(&kp), "-"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let mut left = files(dir.path());
+    left.sort();
+    assert_eq!(left, ["m.kiln", "m.safetensors", "piped.kiln"]);
+}
