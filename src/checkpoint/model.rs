@@ -340,7 +340,10 @@ mod tests {
         // Through serde: the Deserialize impls refuse it too.
         let mut bytes = write_head(&BTreeMap::new()).unwrap();
         bytes.extend_from_slice(t.as_bytes());
-        assert!(crate::framed::from_slice::<Checkpoint>(&bytes).is_err());
+        let e = crate::framed::from_slice::<Checkpoint>(&bytes).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Type, "{e}");
+        let e = crate::framed::from_slice::<CheckpointView<'_>>(&bytes).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Type, "{e}");
         let e = Checkpoint::from_bytes(&bytes, &Limits::default()).unwrap_err();
         assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(20 + 32 + 4)));
     }

@@ -61,8 +61,13 @@ impl<'de, M: Deserialize<'de>, T: Deserialize<'de>> Visitor<'de> for PartsVisito
     }
 }
 
+/// `invalid_value`, so that a Kiln deserializer reports TYPE (the code
+/// [`Checkpoint::new`] gives) rather than MESSAGE.
 fn unnamed<E: de::Error>() -> E {
-    E::custom("a checkpoint tensor has no name: every tensor of a checkpoint is named")
+    E::invalid_value(
+        de::Unexpected::Other("a tensor with no name"),
+        &"every tensor of a checkpoint named",
+    )
 }
 
 impl<'de> Deserialize<'de> for Checkpoint {
