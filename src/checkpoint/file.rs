@@ -24,16 +24,18 @@ use crate::tensors::{check_meta, Layout, TensorView, TensorsView, FULL};
 /// The payload region holds two kinds of bytes a decoder must still check
 /// (spec 5.7 and 5.3): the zero gaps between payloads (each under 64
 /// bytes) and the unused high nibble of an odd packed 4-bit tensor. They
-/// are checked before any tensor is handed out, with a positioned read
-/// (`pread`) of those few bytes rather than through the mapping (a page
-/// fault there makes the kernel map up to 16 neighbouring cached pages,
-/// "fault-around"):
+/// are checked before any tensor is handed out:
 ///
 /// * [`by_name`](Self::by_name) checks the one tensor it returns: the gap
-///   before it and its nibble (one or two reads);
+///   before it and its nibble, read through the mapping (the gap ends where
+///   the tensor's payload starts, on a page the caller is about to read);
 /// * [`view`](Self::view) and [`checkpoint`](Self::checkpoint) check every
-///   gap once (the result is kept), so a file with a nonzero gap anywhere
-///   yields no view, as [`CheckpointView::from_bytes`] yields none.
+///   gap once (the result is kept), with a positioned read (`pread`) of
+///   those few bytes rather than through the mapping: a page fault there
+///   makes the kernel map up to 16 neighbouring cached pages
+///   ("fault-around"), so 1,000 gaps would cost 1,000 faults and up to
+///   64 MiB of resident memory. A file with a nonzero gap anywhere yields
+///   no view, as [`CheckpointView::from_bytes`] yields none.
 ///
 /// # The mapped file must not change
 ///
@@ -135,13 +137,13 @@ impl TensorsFile {
 
     /// The tensor named `name` (`Ok(None)` when there is none), after
     /// checking the payload-region bytes that belong to it: the gap before
-    /// its payload and, for an odd packed 4-bit tensor, the unused nibble.
-    /// Its payload is borrowed from the mapping and not read.
+    /// its payload and, for an odd packed 4-bit tensor, the unused nibble
+    /// (through the mapping). The rest of its payload is borrowed, not read.
     ///
     /// # Errors
     ///
     /// TYPE at the first nonzero gap or nibble byte (offset from the file
-    /// start); IO when the positioned read fails.
+    /// start).
     pub fn by_name(&self, name: &str) -> Result<Option<TensorView<'_>>> {
         let view = TensorsView::from_parts(self.block(), &self.layout);
         let Some(t) = view.by_name(name) else {
@@ -151,9 +153,13 @@ impl TensorsFile {
             Some(prev) => prev.byte_offset() + prev.byte_length(),
             None => 0,
         };
-        let base = self.dir_start as u64;
-        check_tensor(&self.file, base, self.block(), &self.layout, &t, before)
-            .map_err(|e| e.shifted(base))?;
+        // Through the mapping: the gap ends where the tensor's payload
+        // starts, on the page a caller of `by_name` is about to read (or
+        // the one before), so a fault here is one the caller would take.
+        let block = self.block();
+        let mut read = |at: u64, out: &mut [u8]| read_mapped(block, at, out);
+        check_tensor(&mut read, &self.layout, &t, before)
+            .map_err(|e| e.shifted(self.dir_start as u64))?;
         Ok(Some(t))
     }
 
@@ -166,8 +172,9 @@ impl TensorsFile {
     ///
     /// # Errors
     ///
-    /// As [`by_name`](Self::by_name), for the first faulty tensor; the
-    /// same error again on every later call.
+    /// As [`by_name`](Self::by_name), for the first faulty tensor, or IO
+    /// when a positioned read fails; the same error again on every later
+    /// call.
     pub fn view(&self) -> Result<TensorsView<'_>> {
         let base = self.dir_start as u64;
         let scanned = self.scanned.get_or_init(|| {
@@ -232,8 +239,9 @@ impl std::fmt::Debug for TensorsFile {
 /// from the directory start, as the in-memory validator reports them.
 fn scan_gaps(file: &File, base: u64, dir: &[u8], layout: &Layout) -> Result<()> {
     let mut before = 0u64;
+    let mut read = |at: u64, out: &mut [u8]| read_at(file, dir, base, at, out);
     for t in TensorsView::from_parts(dir, layout).iter() {
-        check_tensor(file, base, dir, layout, &t, before)?;
+        check_tensor(&mut read, layout, &t, before)?;
         before = t.byte_offset() + t.byte_length();
     }
     Ok(())
@@ -241,10 +249,9 @@ fn scan_gaps(file: &File, base: u64, dir: &[u8], layout: &Layout) -> Result<()> 
 
 /// The payload-region bytes of one tensor: the gap from `before` (where
 /// the previous payload ends) to its own payload, and its unused nibble.
+/// `read(at, out)` fills `out` from directory offset `at`.
 fn check_tensor(
-    file: &File,
-    base: u64,
-    dir: &[u8],
+    read: &mut dyn FnMut(u64, &mut [u8]) -> Result<()>,
     layout: &Layout,
     t: &TensorView<'_>,
     before: u64,
@@ -257,7 +264,7 @@ fn check_tensor(
     while at < off {
         let n = usize::try_from(off - at).unwrap_or(64).min(64);
         let chunk = buf.get_mut(..n).unwrap_or_default();
-        read_at(file, dir, base, p + at, chunk)?;
+        read(p + at, chunk)?;
         if let Some(k) = chunk.iter().position(|&b| b != 0) {
             return Err(Error::at(
                 ErrorCode::Type,
@@ -273,7 +280,7 @@ fn check_tensor(
     if t.dtype().is_packed4() && t.elements() % 2 == 1 && len > 0 {
         let last = p + off + len - 1;
         let mut b = [0u8; 1];
-        read_at(file, dir, base, last, &mut b)?;
+        read(last, &mut b)?;
         if b[0] & 0xF0 != 0 {
             return Err(Error::at(
                 ErrorCode::Type,
@@ -301,13 +308,18 @@ fn read_at(file: &File, dir: &[u8], base: u64, at: u64, out: &mut [u8]) -> Resul
     #[cfg(not(unix))]
     {
         let _ = (file, base);
-        let src = usize::try_from(at)
-            .ok()
-            .and_then(|a| dir.get(a..a.checked_add(out.len())?))
-            .ok_or_else(|| Error::at(ErrorCode::Eof, at, "payload region past the file"))?;
-        out.copy_from_slice(src);
-        Ok(())
+        read_mapped(dir, at, out)
     }
+}
+
+/// Reads `out.len()` bytes at directory offset `at` through the mapping.
+fn read_mapped(dir: &[u8], at: u64, out: &mut [u8]) -> Result<()> {
+    let src = usize::try_from(at)
+        .ok()
+        .and_then(|a| dir.get(a..a.checked_add(out.len())?))
+        .ok_or_else(|| Error::at(ErrorCode::Eof, at, "payload region past the file"))?;
+    out.copy_from_slice(src);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -461,14 +473,15 @@ mod tests {
 
         let before = rss_kib();
         let f = TensorsFile::open(&path).unwrap();
+        // `view` checks all 999 gaps by positioned reads, not the mapping.
+        let v = f.view().unwrap();
         for i in (0..1000).step_by(7) {
-            let name = format!("layer.{i:04}.weight");
-            assert!(f.by_name(&name).unwrap().is_some());
+            assert!(v.by_name(&format!("layer.{i:04}.weight")).is_some());
         }
         let after = rss_kib();
         if let (Some(a), Some(b)) = (before, after) {
             let grown = b.saturating_sub(a);
-            eprintln!("open + 143 lookups of a {total}-byte file: RSS +{grown} KiB");
+            eprintln!("open + view + 143 lookups of a {total}-byte file: RSS +{grown} KiB");
             // The metadata (about 160 KiB) and nothing of the payloads:
             // reading the 999 gaps through the mapping grew it by 4.6 MiB
             // here (one fault per boundary), by up to 64 MiB on a cached
@@ -476,6 +489,9 @@ mod tests {
             assert!(grown < 2 * 1024, "RSS grew by {grown} KiB");
         }
         assert_eq!(f.metadata()["format"], "pt");
-        assert_eq!(f.view().unwrap().len(), 1000);
+        assert_eq!(v.len(), 1000);
+        // `by_name` reads its one gap through the mapping (the page the
+        // caller is about to read).
+        assert!(f.by_name("layer.0500.weight").unwrap().is_some());
     }
 }
