@@ -45,7 +45,11 @@ pub fn convert(
         None
     };
     let input = spool.as_ref().map_or(input, |s| s.path.as_path());
-    let shown_in = if spool.is_some() { Path::new("-") } else { input };
+    let shown_in = if spool.is_some() {
+        Path::new("-")
+    } else {
+        input
+    };
     let from = match from.or_else(|| by_extension(input)) {
         Some(f) => f,
         None => sniff(input)?,
@@ -160,7 +164,12 @@ fn spool_stdin(output: &Path) -> Result<TempOut, Failure> {
     let f = spool.file()?;
     io::copy(&mut io::stdin().lock(), f)
         .and_then(|_| f.flush())
-        .map_err(|e| Failure::io(format!("cannot copy standard input to {}", path.display()), &e))?;
+        .map_err(|e| {
+            Failure::io(
+                format!("cannot copy standard input to {}", path.display()),
+                &e,
+            )
+        })?;
     Ok(spool)
 }
 

@@ -367,7 +367,11 @@ fn convert_through_stdin_and_stdout() {
     let dir = TempDir::new().unwrap();
     let m = model("p", 5);
     let st = dir.path().join("m.safetensors");
-    write_st(&st, &m, Some(HashMap::from([("format".into(), "pt".into())])));
+    write_st(
+        &st,
+        &m,
+        Some(HashMap::from([("format".into(), "pt".into())])),
+    );
     let st_bytes = std::fs::read(&st).unwrap();
     let kp = dir.path().join("m.kiln");
     assert_eq!(run(&["convert", s(&st), s(&kp)]).code, 0);

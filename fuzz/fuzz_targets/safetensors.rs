@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use kiln_cli::{convert, shard, st_header};
+use kiln_cli::{convert, st_header};
 use libfuzzer_sys::fuzz_target;
 
 /// One scratch directory per fuzzing process.
@@ -64,7 +64,7 @@ fn safetensors_file(data: &[u8]) {
 
 fn index(data: &[u8]) {
     for name in ["model.safetensors.index.json", "model.kiln.index.json"] {
-        if let Ok(i) = shard::parse_index(name, data) {
+        if let Ok(i) = kiln_serde::checkpoint::ShardIndex::parse(name, data) {
             for s in i.shards() {
                 assert!(!s.contains('/') && !s.contains('\\') && s != ".." && s != ".");
             }

@@ -130,9 +130,15 @@ impl TensorsFile {
         })
     }
 
-    /// The directory block and its start in the file.
-    fn block(&self) -> &[u8] {
+    /// The directory block (the file from the directory's first byte).
+    pub(crate) fn block(&self) -> &[u8] {
         self.map.get(self.dir_start..).unwrap_or_default()
+    }
+
+    /// The validated placement of the directory.
+    #[cfg(feature = "shards")]
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.layout
     }
 
     /// The tensor named `name` (`Ok(None)` when there is none), after

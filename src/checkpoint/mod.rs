@@ -40,16 +40,25 @@
 //! assert_eq!(view.tensors().by_name("w").unwrap().to_vec::<f32>().unwrap(), [1.0, 2.0]);
 //! ```
 
+#![cfg_attr(
+    feature = "shards",
+    doc = "* [`ShardedFile`] maps a sharded checkpoint (feature `shards`): its index and every shard, each checked against the index."
+)]
+
 #[cfg(feature = "mmap")]
 mod file;
 mod kind;
 mod model;
 mod serde_impl;
+#[cfg(feature = "shards")]
+mod shards;
 
 #[cfg(feature = "mmap")]
 pub use file::TensorsFile;
 pub use kind::{check_buffer, FileKind};
 pub use model::{write_head, Checkpoint, CheckpointView};
+#[cfg(feature = "shards")]
+pub use shards::{check_shard_name, is_index, ShardFormat, ShardIndex, ShardedFile, MAX_INDEX};
 
 use crate::schema::hash_text;
 
