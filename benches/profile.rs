@@ -14,8 +14,7 @@
 //!   format:  kiln | bincode1 | bincode2 | bincode2_legacy | postcard | serde_zap
 //!            | rmp_serde | bitcode (serde API) | wincode (its derive)
 //!            | memcpy (a copy of kiln's bytes: ser, serw, serf, de)
-//!   serf is kiln's `to_writer` on `&mut [u8]`, postcard's and serde_zap's
-//!   `to_slice`, bincode2's `encode_into_slice`, wincode's `serialize_into`
+//!   serf is kiln's, postcard's and serde_zap's `to_slice`, bincode2's `encode_into_slice`, wincode's `serialize_into`
 //!   a slice cursor.
 //!
 //! target/release/deps/profile-<hash> tick32 <op> <format> <iters>
@@ -91,12 +90,7 @@ fn encode_reuse<T: Data>(format: &str, v: &T, buf: &mut Vec<u8>, plain: &[u8]) {
 
 fn encode_fixed<T: Data>(format: &str, v: &T, buf: &mut [u8], plain: &[u8]) -> usize {
     match format {
-        "kiln" => {
-            let len = buf.len();
-            let mut rest = &mut *buf;
-            kiln_serde::to_writer(&mut rest, v).unwrap();
-            len - rest.len()
-        }
+        "kiln" => kiln_serde::to_slice(buf, v).unwrap(),
         "postcard" => postcard::to_slice(v, buf).unwrap().len(),
         "serde_zap" => serde_zap::to_slice(v, buf).unwrap().len(),
         "bincode2" => {

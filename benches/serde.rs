@@ -84,8 +84,7 @@ struct Kiln;
 impl Format for Kiln {
     const NAME: &'static str = "kiln";
     const REUSE: Option<&'static str> = Some("to_extend");
-    /// kiln has no `to_slice`: its slice path is `to_writer` on `&mut [u8]`.
-    const FIXED: Option<&'static str> = Some("to_writer");
+    const FIXED: Option<&'static str> = Some("to_slice");
     fn to_vec<T: Serialize>(v: &T) -> Vec<u8> {
         kiln_serde::to_vec(v).unwrap()
     }
@@ -94,10 +93,7 @@ impl Format for Kiln {
         kiln_serde::to_extend(buf, v).unwrap();
     }
     fn fixed<T: Serialize>(v: &T, buf: &mut [u8]) -> usize {
-        let len = buf.len();
-        let mut rest = &mut *buf;
-        kiln_serde::to_writer(&mut rest, v).unwrap();
-        len - rest.len()
+        kiln_serde::to_slice(buf, v).unwrap()
     }
     fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> T {
         kiln_serde::from_slice(bytes).unwrap()

@@ -107,6 +107,9 @@ pub enum ErrorDetail {
     UnknownVariant(u32),
     /// Nesting went past the depth cap of spec section 6 (LIMIT); the cap.
     TooDeep(u32),
+    /// A `to_slice` buffer is too small for the value (LIMIT); the bytes
+    /// the value needs.
+    BufferFull(u64),
 }
 
 struct ErrorImpl {

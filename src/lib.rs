@@ -128,6 +128,31 @@ pub fn to_extend<T: ?Sized + Serialize>(out: &mut Vec<u8>, value: &T) -> Result<
     ser::to_extend(out, value, &Limits::DEFAULT)
 }
 
+/// Encodes `value` into the front of `buf`, a fixed buffer (like
+/// postcard's `to_slice`), and returns the number of bytes written.
+/// Nothing is allocated unless the value has a map whose keys arrive out
+/// of order (sorted through one temporary buffer).
+///
+/// # Errors
+/// As [`to_vec`]; and LIMIT at offset `buf.len()` when the value does not
+/// fit, with [`ErrorDetail::BufferFull`](error::ErrorDetail::BufferFull)
+/// holding the bytes it needs (the bytes in `buf` are then unspecified).
+///
+/// # Examples
+/// ```
+/// use kiln_serde::error::ErrorDetail;
+///
+/// let mut buf = [0u8; 8];
+/// let n = kiln_serde::to_slice(&mut buf, &(9i32, -4i32)).unwrap();
+/// assert_eq!(&buf[..n], [9, 0, 0, 0, 0xfc, 0xff, 0xff, 0xff]);
+///
+/// let e = kiln_serde::to_slice(&mut buf[..5], &"hello").unwrap_err();
+/// assert_eq!(e.detail(), ErrorDetail::BufferFull(9));
+/// ```
+pub fn to_slice<T: ?Sized + Serialize>(buf: &mut [u8], value: &T) -> Result<usize> {
+    ser::fill_slice(buf, [], value, &Limits::DEFAULT)
+}
+
 /// The number of bytes [`to_vec`] would produce, without keeping them.
 ///
 /// A value without maps or sequences of unknown length is counted, not

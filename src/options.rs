@@ -180,6 +180,25 @@ impl Options {
         ser::to_extend(out, value, &self.limits)
     }
 
+    /// Encodes `value` into the front of `buf`, a fixed buffer, and returns
+    /// the number of bytes written (see [`crate::to_slice`]).
+    ///
+    /// # Errors
+    /// As [`Options::to_vec`]; LIMIT with
+    /// [`ErrorDetail::BufferFull`](crate::error::ErrorDetail::BufferFull)
+    /// when the value does not fit.
+    ///
+    /// # Examples
+    /// ```
+    /// let mut buf = [0u8; 3];
+    /// let n = kiln_serde::Options::new().to_slice(&mut buf, &(1u8, 2u16)).unwrap();
+    /// assert_eq!(&buf[..n], [1, 2, 0]);
+    /// ```
+    #[inline]
+    pub fn to_slice<T: ?Sized + Serialize>(&self, buf: &mut [u8], value: &T) -> Result<usize> {
+        ser::fill_slice(buf, [], value, &self.limits)
+    }
+
     /// Encodes `value` into a writer.
     ///
     /// # Errors

@@ -16,10 +16,13 @@ use crate::token;
 
 mod block;
 mod key;
+mod out;
 mod size;
 
 use block::BlockOnly;
 use key::KeySer;
+pub(crate) use out::SliceOut;
+use out::{Out, StreamOut, VecOut};
 
 /// Flush to the sink once this many bytes are buffered (outside maps).
 const FLUSH_AT: usize = 64 * 1024;
@@ -37,11 +40,11 @@ enum Sink<'w> {
 /// [`to_writer`](crate::to_writer) or the [`Options`](crate::Options) methods rather than
 /// building one directly.
 ///
-/// `STREAM` is false for `to_vec` and friends (the buffer is the result, it
-/// is never flushed): the flush check per sequence element and per string
-/// then compiles away.
-pub struct Serializer<'w, const STREAM: bool = true> {
-    out: Vec<u8>,
+/// `O` is where the bytes go ([`out`]): for `to_vec` and friends the buffer
+/// is the result and never flushed (`O::STREAM` false), so the flush check
+/// per sequence element and per string compiles away.
+pub struct Serializer<'w, O: Out = StreamOut> {
+    out: O,
     /// Bytes already handed to the sink.
     flushed: u64,
     sink: Sink<'w>,
@@ -68,9 +71,9 @@ struct Entry {
     end: usize,
 }
 
-impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
-    fn with_sink(out: Vec<u8>, sink: Sink<'w>, limits: &Limits) -> Self {
-        debug_assert_eq!(STREAM, !matches!(sink, Sink::None));
+impl<'w, O: Out> Serializer<'w, O> {
+    fn with_sink(out: O, sink: Sink<'w>, limits: &Limits) -> Self {
+        debug_assert_eq!(O::STREAM, !matches!(sink, Sink::None));
         Serializer {
             out,
             flushed: 0,
@@ -115,7 +118,7 @@ impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
 
     #[inline]
     fn put(&mut self, b: &[u8]) {
-        self.out.extend_from_slice(b);
+        self.out.put(b);
     }
 
     /// Flushes when the buffer is full and nothing needs patching. Nothing
@@ -124,7 +127,7 @@ impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
     /// both tests into branch-free code on every element.
     #[inline]
     fn maybe_flush(&mut self) -> Result<()> {
-        if STREAM && self.out.len() >= FLUSH_AT {
+        if O::STREAM && self.out.len() >= FLUSH_AT {
             self.flush_if_idle()
         } else {
             Ok(())
@@ -159,22 +162,21 @@ impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
         match &mut self.sink {
             Sink::None => return Ok(()),
             Sink::Writer(w) => w
-                .write_all(&self.out)
+                .write_all(self.out.written().unwrap_or_default())
                 .map_err(|e| Error::io(e, Some(self.flushed)))?,
             Sink::Count => {}
         }
         self.flushed += self.out.len() as u64;
-        self.out.clear();
+        self.out.truncate(0);
         Ok(())
     }
 
-    fn finish(mut self) -> Result<(Vec<u8>, u64)> {
+    fn finish(mut self) -> Result<u64> {
         self.check_limit()?;
-        if STREAM {
+        if O::STREAM {
             self.flush()?;
         }
-        let total = self.total();
-        Ok((self.out, total))
+        Ok(self.total())
     }
 
     /// A str/bytes value: count, then the bytes.
@@ -183,7 +185,7 @@ impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
         let Ok(n) = u32::try_from(v.len()) else {
             return Err(self.count_too_big(v.len(), "length"));
         };
-        crate::raw::put_counted(&mut self.out, n, v);
+        self.out.put_counted(n, v);
         self.maybe_flush()
     }
 
@@ -214,7 +216,7 @@ impl<'w, const STREAM: bool> Serializer<'w, STREAM> {
     fn write_raw_block(&mut self, v: &[u8]) -> Result<()> {
         // A tensor directory: the block in place, no count. Large blocks go
         // straight to a writer sink when nothing needs patching.
-        if self.pending == 0 && v.len() >= FLUSH_AT && STREAM {
+        if self.pending == 0 && v.len() >= FLUSH_AT && O::STREAM {
             self.flush()?;
             if let Some(limit) = self.limit {
                 if self.flushed.saturating_add(v.len() as u64) > limit {
@@ -300,11 +302,11 @@ pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
     limits: &Limits,
 ) -> Result<()> {
     let start = out.len();
-    let mut ser = Serializer::<false>::with_sink(std::mem::take(out), Sink::None, limits);
+    let mut ser = Serializer::with_sink(VecOut(std::mem::take(out)), Sink::None, limits);
     ser.put(&head);
     ser.prefix = (start + N) as u64;
     let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
-    *out = ser.out;
+    *out = ser.out.0;
     if r.is_err() {
         out.truncate(start);
     }
@@ -325,12 +327,45 @@ pub(crate) fn fill_new<const N: usize, T: ?Sized + Serialize>(
     value: &T,
     limits: &Limits,
 ) -> Result<Vec<u8>> {
-    let mut ser = Serializer::<false>::with_sink(out, Sink::None, limits);
+    let mut ser = Serializer::with_sink(VecOut(out), Sink::None, limits);
     ser.put(&head);
     ser.prefix = N as u64;
     value.serialize(&mut ser)?;
     ser.check_limit()?;
-    Ok(ser.out)
+    Ok(ser.out.0)
+}
+
+/// Writes `head` (a frame header, or nothing) and then `value` into the
+/// front of `buf` and returns the bytes written: LIMIT, with
+/// [`ErrorDetail::BufferFull`] holding the size needed, when they do not
+/// fit (the value's own errors come first).
+#[inline(always)]
+pub(crate) fn fill_slice<const N: usize, T: ?Sized + Serialize>(
+    buf: &mut [u8],
+    head: [u8; N],
+    value: &T,
+    limits: &Limits,
+) -> Result<usize> {
+    let mut ser = Serializer::with_sink(SliceOut::new(buf), Sink::None, limits);
+    ser.put(&head);
+    ser.prefix = N as u64;
+    value.serialize(&mut ser)?;
+    ser.check_limit()?;
+    if ser.out.is_full() {
+        return Err(buffer_full(ser.out.len(), ser.out.capacity()));
+    }
+    Ok(ser.out.len())
+}
+
+#[cold]
+#[inline(never)]
+fn buffer_full(needed: usize, capacity: usize) -> Error {
+    Error::detailed(
+        ErrorCode::Limit,
+        capacity as u64,
+        ErrorDetail::BufferFull(needed as u64),
+        format_args!("the value needs {needed} bytes; the buffer holds {capacity}"),
+    )
 }
 
 /// Serializes into an `io::Write`.
@@ -339,8 +374,8 @@ pub(crate) fn to_writer<W: io::Write, T: ?Sized + Serialize>(
     value: &T,
     limits: &Limits,
 ) -> Result<()> {
-    let mut ser =
-        Serializer::<true>::with_sink(Vec::with_capacity(256), Sink::Writer(&mut writer), limits);
+    let out = StreamOut(Vec::with_capacity(256));
+    let mut ser = Serializer::with_sink(out, Sink::Writer(&mut writer), limits);
     value.serialize(&mut ser)?;
     ser.finish()?;
     Ok(())
@@ -356,9 +391,9 @@ pub(crate) fn serialized_size<T: ?Sized + Serialize>(value: &T, limits: &Limits)
             return Ok(n);
         }
     }
-    let mut ser = Serializer::<true>::with_sink(Vec::new(), Sink::Count, limits);
+    let mut ser = Serializer::with_sink(StreamOut(Vec::new()), Sink::Count, limits);
     value.serialize(&mut ser)?;
-    Ok(ser.finish()?.1)
+    ser.finish()
 }
 
 macro_rules! put_le {
@@ -373,14 +408,14 @@ macro_rules! put_le {
     };
 }
 
-impl<'a, 'w, const STREAM: bool> ser::Serializer for &'a mut Serializer<'w, STREAM> {
+impl<'a, 'w, O: Out> ser::Serializer for &'a mut Serializer<'w, O> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = SeqSer<'a, 'w, STREAM>;
+    type SerializeSeq = SeqSer<'a, 'w, O>;
     type SerializeTuple = Self;
     type SerializeTupleStruct = Self;
     type SerializeTupleVariant = Self;
-    type SerializeMap = MapSer<'a, 'w, STREAM>;
+    type SerializeMap = MapSer<'a, 'w, O>;
     type SerializeStruct = Self;
     type SerializeStructVariant = Self;
 
@@ -491,7 +526,7 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for &'a mut Serializer<'w, STRE
     }
 
     #[inline]
-    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 'w, STREAM>> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, 'w, O>> {
         self.enter()?;
         match len {
             Some(n) => {
@@ -536,7 +571,7 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for &'a mut Serializer<'w, STRE
         Ok(self)
     }
 
-    fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'a, 'w, STREAM>> {
+    fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'a, 'w, O>> {
         self.enter()?;
         if let Some(n) = len {
             // Fail early on counts the wire cannot carry.
@@ -601,13 +636,13 @@ fn display<T: ?Sized + std::fmt::Display>(value: &T) -> Result<String> {
 
 /// Sequence state: a known count was already written, or the count is
 /// patched in at the end.
-pub struct SeqSer<'a, 'w, const STREAM: bool> {
-    ser: &'a mut Serializer<'w, STREAM>,
+pub struct SeqSer<'a, 'w, O: Out> {
+    ser: &'a mut Serializer<'w, O>,
     /// (position of the 4-byte count, elements so far) for unknown lengths.
     patch: Option<(usize, u64)>,
 }
 
-impl<const STREAM: bool> ser::SerializeSeq for SeqSer<'_, '_, STREAM> {
+impl<O: Out> ser::SerializeSeq for SeqSer<'_, '_, O> {
     type Ok = ();
     type Error = Error;
 
@@ -632,7 +667,14 @@ impl<const STREAM: bool> ser::SerializeSeq for SeqSer<'_, '_, STREAM> {
                     format_args!("sequence count {n} is above the wire maximum 4,294,967,295"),
                 )
             })?;
-            self.ser.out[at..at + 4].copy_from_slice(&n.to_le_bytes());
+            if let Some(c) = self
+                .ser
+                .out
+                .written_mut()
+                .and_then(|w| w.get_mut(at..at + 4))
+            {
+                c.copy_from_slice(&n.to_le_bytes());
+            }
             self.ser.pending -= 1;
             self.ser.maybe_flush()?;
         }
@@ -644,7 +686,7 @@ impl<const STREAM: bool> ser::SerializeSeq for SeqSer<'_, '_, STREAM> {
 /// compound is a variant's content, whose level (spec 6) ends here.
 macro_rules! compound {
     ($tr:ident, $leave:literal, $method:ident $(, $key:ident)?) => {
-        impl<const STREAM: bool> ser::$tr for &mut Serializer<'_, STREAM> {
+        impl<O: Out> ser::$tr for &mut Serializer<'_, O> {
             type Ok = ();
             type Error = Error;
 
@@ -673,8 +715,8 @@ compound!(SerializeStructVariant, true, serialize_field, _key);
 /// Map state: entries are written in arrival order straight into the
 /// buffer; when a key arrives out of order, the entries are sorted by key
 /// sort bytes at the end (spec 2.1).
-pub struct MapSer<'a, 'w, const STREAM: bool> {
-    ser: &'a mut Serializer<'w, STREAM>,
+pub struct MapSer<'a, 'w, O: Out> {
+    ser: &'a mut Serializer<'w, O>,
     count_at: usize,
     /// Index of this map's first entry in `ser.entries`.
     base: usize,
@@ -683,11 +725,11 @@ pub struct MapSer<'a, 'w, const STREAM: bool> {
     entry_start: usize,
 }
 
-impl<const STREAM: bool> MapSer<'_, '_, STREAM> {
+impl<O: Out> MapSer<'_, '_, O> {
     /// Sort bytes of an entry's key: a key that is exactly one str/bytes
     /// value sorts by content without the count.
     #[inline]
-    fn sort_range(ser: &Serializer<'_, STREAM>, start: usize, end: usize) -> (usize, usize) {
+    fn sort_range(ser: &Serializer<'_, O>, start: usize, end: usize) -> (usize, usize) {
         if ser.last_str == (start + 4, end) {
             (start + 4, end)
         } else {
@@ -696,7 +738,7 @@ impl<const STREAM: bool> MapSer<'_, '_, STREAM> {
     }
 }
 
-impl<const STREAM: bool> ser::SerializeMap for MapSer<'_, '_, STREAM> {
+impl<O: Out> ser::SerializeMap for MapSer<'_, '_, O> {
     type Ok = ();
     type Error = Error;
 
@@ -709,8 +751,11 @@ impl<const STREAM: bool> ser::SerializeMap for MapSer<'_, '_, STREAM> {
         let k = Self::sort_range(self.ser, start, end);
         if self.sorted && self.ser.entries.len() > self.base {
             let prev = self.key;
-            if self.ser.out[prev.0..prev.1] >= self.ser.out[k.0..k.1] {
-                self.sorted = false;
+            // A full slice has no keys to compare: the result is an error.
+            if let Some(w) = self.ser.out.written() {
+                if w[prev.0..prev.1] >= w[k.0..k.1] {
+                    self.sorted = false;
+                }
             }
         }
         self.key = k;
@@ -739,11 +784,14 @@ impl<const STREAM: bool> ser::SerializeMap for MapSer<'_, '_, STREAM> {
                 format_args!("map count {n} is above the wire maximum 4,294,967,295"),
             )
         })?;
-        ser.out[self.count_at..self.count_at + 4].copy_from_slice(&count.to_le_bytes());
-        if !self.sorted {
+        let at = self.count_at;
+        if let Some(c) = ser.out.written_mut().and_then(|w| w.get_mut(at..at + 4)) {
+            c.copy_from_slice(&count.to_le_bytes());
+        }
+        // A full slice has nothing to sort: the result is an error.
+        if let (false, Some(out)) = (self.sorted, ser.out.written()) {
             let region_start = self.count_at + 4;
             let entries = &mut ser.entries[self.base..];
-            let out = &ser.out;
             entries.sort_unstable_by(|a, b| out[a.key.0..a.key.1].cmp(&out[b.key.0..b.key.1]));
             for w in entries.windows(2) {
                 if out[w[0].key.0..w[0].key.1] == out[w[1].key.0..w[1].key.1] {
@@ -757,7 +805,7 @@ impl<const STREAM: bool> ser::SerializeMap for MapSer<'_, '_, STREAM> {
                 sorted.extend_from_slice(&out[e.start..e.end]);
             }
             ser.out.truncate(region_start);
-            ser.out.extend_from_slice(&sorted);
+            ser.out.put(&sorted);
         }
         ser.entries.truncate(self.base);
         // The last str seen is no longer a key candidate after reordering.

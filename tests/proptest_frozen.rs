@@ -136,6 +136,27 @@ proptest! {
         prop_assert_eq!(kiln_serde::to_vec(&back).unwrap(), bytes);
     }
 
+    /// `to_slice` writes `to_vec`'s bytes into a buffer of exactly that
+    /// size (HashMap keys arrive out of order, so maps are sorted in the
+    /// slice), and into any shorter buffer it reports LIMIT at the buffer's
+    /// end with the size needed, never a panic or a short write.
+    #[test]
+    fn to_slice_is_to_vec_or_reports_the_size_needed(v in rich(), cut in any::<prop::sample::Index>()) {
+        let bytes = kiln_serde::to_vec(&v).unwrap();
+        let mut buf = vec![0xA5u8; bytes.len() + 3];
+        let n = kiln_serde::to_slice(&mut buf, &v).unwrap();
+        prop_assert_eq!(&buf[..n], &bytes[..]);
+        prop_assert_eq!(&buf[n..], &[0xA5; 3][..]);
+        let short = cut.index(bytes.len());
+        let e = kiln_serde::to_slice(&mut buf[..short], &v).unwrap_err();
+        prop_assert_eq!(e.code(), kiln_serde::ErrorCode::Limit);
+        prop_assert_eq!(e.offset(), Some(short as u64));
+        prop_assert_eq!(
+            e.detail(),
+            kiln_serde::error::ErrorDetail::BufferFull(bytes.len() as u64)
+        );
+    }
+
     /// Without maps `serialized_size` takes the counting pass alone: it
     /// must agree with the bytes (`Rich` has maps, so the test above runs
     /// the encoding fallback).

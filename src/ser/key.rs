@@ -25,12 +25,13 @@
 
 use serde::ser::{self, Serialize};
 
+use super::out::Out;
 use super::{MapSer, SeqSer, Serializer};
 
 use crate::error::{Error, Result};
 
 /// A map key's serializer over the plain one.
-pub(super) struct KeySer<'a, 'w, const STREAM: bool>(pub(super) &'a mut Serializer<'w, STREAM>);
+pub(super) struct KeySer<'a, 'w, O: Out>(pub(super) &'a mut Serializer<'w, O>);
 
 macro_rules! plain {
     ($($fn:ident: $t:ty),*) => {
@@ -43,16 +44,16 @@ macro_rules! plain {
     };
 }
 
-impl<'a, 'w, const STREAM: bool> ser::Serializer for KeySer<'a, 'w, STREAM> {
+impl<'a, 'w, O: Out> ser::Serializer for KeySer<'a, 'w, O> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = KeySeqSer<'a, 'w, STREAM>;
+    type SerializeSeq = KeySeqSer<'a, 'w, O>;
     type SerializeTuple = Self;
     type SerializeTupleStruct = Self;
-    type SerializeTupleVariant = &'a mut Serializer<'w, STREAM>;
-    type SerializeMap = MapSer<'a, 'w, STREAM>;
+    type SerializeTupleVariant = &'a mut Serializer<'w, O>;
+    type SerializeMap = MapSer<'a, 'w, O>;
     type SerializeStruct = Self;
-    type SerializeStructVariant = &'a mut Serializer<'w, STREAM>;
+    type SerializeStructVariant = &'a mut Serializer<'w, O>;
 
     plain!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
         serialize_i64: i64, serialize_i128: i128, serialize_u8: u8, serialize_u16: u16,
@@ -117,7 +118,7 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for KeySer<'a, 'w, STREAM> {
     }
 
     #[inline]
-    fn serialize_seq(self, len: Option<usize>) -> Result<KeySeqSer<'a, 'w, STREAM>> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<KeySeqSer<'a, 'w, O>> {
         let seq = ser::Serializer::serialize_seq(self.0, len)?;
         // The count (or its placeholder) is written: the content starts here.
         let start = seq.ser.out.len();
@@ -145,12 +146,12 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for KeySer<'a, 'w, STREAM> {
         idx: u32,
         variant: &'static str,
         len: usize,
-    ) -> Result<&'a mut Serializer<'w, STREAM>> {
+    ) -> Result<&'a mut Serializer<'w, O>> {
         ser::Serializer::serialize_tuple_variant(self.0, name, idx, variant, len)
     }
 
     #[inline]
-    fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'a, 'w, STREAM>> {
+    fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'a, 'w, O>> {
         ser::Serializer::serialize_map(self.0, len)
     }
 
@@ -166,7 +167,7 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for KeySer<'a, 'w, STREAM> {
         idx: u32,
         variant: &'static str,
         len: usize,
-    ) -> Result<&'a mut Serializer<'w, STREAM>> {
+    ) -> Result<&'a mut Serializer<'w, O>> {
         ser::Serializer::serialize_struct_variant(self.0, name, idx, variant, len)
     }
 
@@ -183,7 +184,7 @@ impl<'a, 'w, const STREAM: bool> ser::Serializer for KeySer<'a, 'w, STREAM> {
 /// serializer again (they add no bytes of their own).
 macro_rules! fields {
     ($tr:ident, $method:ident $(, $key:ident)?) => {
-        impl<const STREAM: bool> ser::$tr for KeySer<'_, '_, STREAM> {
+        impl<O: Out> ser::$tr for KeySer<'_, '_, O> {
             type Ok = ();
             type Error = Error;
 
@@ -205,14 +206,14 @@ fields!(SerializeTupleStruct, serialize_field);
 fields!(SerializeStruct, serialize_field, _key);
 
 /// A map key's seq: the plain one, noting whether every element was a u8.
-pub(super) struct KeySeqSer<'a, 'w, const STREAM: bool> {
-    seq: SeqSer<'a, 'w, STREAM>,
+pub(super) struct KeySeqSer<'a, 'w, O: Out> {
+    seq: SeqSer<'a, 'w, O>,
     /// Where the content starts in `out`.
     start: usize,
     all_u8: bool,
 }
 
-impl<const STREAM: bool> ser::SerializeSeq for KeySeqSer<'_, '_, STREAM> {
+impl<O: Out> ser::SerializeSeq for KeySeqSer<'_, '_, O> {
     type Ok = ();
     type Error = Error;
 
@@ -243,8 +244,8 @@ impl<const STREAM: bool> ser::SerializeSeq for KeySeqSer<'_, '_, STREAM> {
 
 /// The serializer of one element of a key's seq: the plain serializer,
 /// noting whether the element was exactly one `serialize_u8`.
-struct U8Probe<'p, 'w, const STREAM: bool> {
-    ser: &'p mut Serializer<'w, STREAM>,
+struct U8Probe<'p, 'w, O: Out> {
+    ser: &'p mut Serializer<'w, O>,
     is_u8: &'p mut bool,
 }
 
@@ -260,16 +261,16 @@ macro_rules! forward {
     };
 }
 
-impl<'p, 'w, const STREAM: bool> ser::Serializer for U8Probe<'p, 'w, STREAM> {
+impl<'p, 'w, O: Out> ser::Serializer for U8Probe<'p, 'w, O> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = SeqSer<'p, 'w, STREAM>;
-    type SerializeTuple = &'p mut Serializer<'w, STREAM>;
-    type SerializeTupleStruct = &'p mut Serializer<'w, STREAM>;
-    type SerializeTupleVariant = &'p mut Serializer<'w, STREAM>;
-    type SerializeMap = MapSer<'p, 'w, STREAM>;
-    type SerializeStruct = &'p mut Serializer<'w, STREAM>;
-    type SerializeStructVariant = &'p mut Serializer<'w, STREAM>;
+    type SerializeSeq = SeqSer<'p, 'w, O>;
+    type SerializeTuple = &'p mut Serializer<'w, O>;
+    type SerializeTupleStruct = &'p mut Serializer<'w, O>;
+    type SerializeTupleVariant = &'p mut Serializer<'w, O>;
+    type SerializeMap = MapSer<'p, 'w, O>;
+    type SerializeStruct = &'p mut Serializer<'w, O>;
+    type SerializeStructVariant = &'p mut Serializer<'w, O>;
 
     #[inline]
     fn serialize_u8(self, v: u8) -> Result<()> {
@@ -324,7 +325,7 @@ impl<'p, 'w, const STREAM: bool> ser::Serializer for U8Probe<'p, 'w, STREAM> {
     }
 
     #[inline]
-    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'p, 'w, STREAM>> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'p, 'w, O>> {
         ser::Serializer::serialize_seq(self.ser, len)
     }
 
@@ -354,7 +355,7 @@ impl<'p, 'w, const STREAM: bool> ser::Serializer for U8Probe<'p, 'w, STREAM> {
     }
 
     #[inline]
-    fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'p, 'w, STREAM>> {
+    fn serialize_map(self, len: Option<usize>) -> Result<MapSer<'p, 'w, O>> {
         ser::Serializer::serialize_map(self.ser, len)
     }
 
