@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
 # `kiln convert` throughput and peak memory on a 1.5 GiB model, against `cp`
-# of the same bytes on the same disk.
+# of the same input on the same disk.
 #
 # Generates target/kiln-bench/convert/model.safetensors (96 bf16 tensors of
 # 16 MiB, random bytes, with __metadata__) once, builds the release `kiln`,
-# then times, each under /usr/bin/time -v with the input in the page cache:
-#   cp + fsync        the input copied (cp, then `sync FILE`)
-#   to kiln           kiln convert model.safetensors model.kiln
+# writes model.kiln once, then runs ROUNDS rounds (default 3) of four
+# measurements, each under /usr/bin/time -v with its input in the page cache:
+#   cp st             cp model.safetensors + fsync of the copy
+#   to kiln           kiln convert model.safetensors out.kiln
+#   cp kiln           cp model.kiln + fsync of the copy
 #   to safetensors    kiln convert model.kiln back.safetensors (must equal
 #                     the input byte for byte)
 # `kiln convert` fsyncs its output before renaming it, so the fair baseline
-# is cp followed by an fsync of the copy; plain cp is printed too. A global
-# `sync` runs before each measurement (untimed), so no run pays for the
-# write-back of the one before.
+# is cp followed by an fsync of the copy, of the same input file. A global
+# `sync` runs before each measurement (untimed). The medians over the
+# rounds are reported.
+#
+# Why rounds and a baseline per input: on this VM the first pass over a
+# file written a moment ago can run 2-3x slower for any reader (cp too),
+# which made one-shot kiln -> safetensors runs read 25-85% of cp.
 #
 # Usage: bash benches/convert.sh [GIB]   (default 1.5; the model is rebuilt
-# when its size differs)
+# when its size differs); ROUNDS=N for N rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,7 +58,7 @@ PY
 fi
 bytes=$(stat -c %s "$model")
 cat "$model" >/dev/null # into the page cache
-
+rounds=${ROUNDS:-3}
 measure() { # label, command...
   local label="$1"; shift
   local log="$dir/time-$label.log"
@@ -64,23 +70,34 @@ measure() { # label, command...
   rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$log")
   printf '%-16s %8.2f s %9.0f MB/s %8.1f MiB peak RSS\n' "$label" "$secs" \
     "$(python3 -c "print($bytes / 1e6 / max($secs, 1e-3))")" "$(python3 -c "print($rss / 1024)")"
-  echo "$secs" >"$dir/secs-$label"
+  echo "$secs $rss" >>"$dir/runs-$label"
 }
 
-rm -f "$dir/copy.safetensors" "$dir/model.kiln" "$dir/back.safetensors"
-echo "== $bytes bytes, $(nproc) cores (shared machine: numbers move between runs)"
-measure cp cp "$model" "$dir/copy.safetensors"
-rm -f "$dir/copy.safetensors"
-measure cp+fsync sh -c "cp '$model' '$dir/copy.safetensors' && sync '$dir/copy.safetensors'"
-measure to-kiln "$kiln" convert "$model" "$dir/model.kiln"
-measure to-safetensors "$kiln" convert "$dir/model.kiln" "$dir/back.safetensors"
-cmp "$model" "$dir/back.safetensors" && echo "round trip: byte-identical"
+rm -f "$dir"/runs-* "$dir/copy.bin" "$dir/out.kiln" "$dir/back.safetensors"
+echo "== $bytes bytes, $(nproc) cores, $rounds rounds (shared machine: numbers move between runs)"
+[ -f "$dir/model.kiln" ] || "$kiln" convert "$model" "$dir/model.kiln" >/dev/null
+cat "$dir/model.kiln" >/dev/null
+for r in $(seq "$rounds"); do
+  measure "cp st" sh -c "cp '$model' '$dir/copy.bin' && sync '$dir/copy.bin'"
+  rm -f "$dir/copy.bin"
+  measure "to kiln" "$kiln" convert "$model" "$dir/out.kiln"
+  cmp "$dir/model.kiln" "$dir/out.kiln"
+  rm -f "$dir/out.kiln"
+  measure "cp kiln" sh -c "cp '$dir/model.kiln' '$dir/copy.bin' && sync '$dir/copy.bin'"
+  rm -f "$dir/copy.bin"
+  measure "to safetensors" "$kiln" convert "$dir/model.kiln" "$dir/back.safetensors"
+  cmp "$model" "$dir/back.safetensors"
+  rm -f "$dir/back.safetensors"
+done
+echo "round trip: byte-identical in every round"
 python3 - "$dir" <<'PY'
-import sys
+import statistics, sys
 d = sys.argv[1]
-s = {k: float(open(f"{d}/secs-{k}").read()) for k in ["cp", "cp+fsync", "to-kiln", "to-safetensors"]}
-for k in ["to-kiln", "to-safetensors"]:
-    print(f"{k}: {100 * s['cp+fsync'] / s[k]:.0f}% of cp+fsync throughput, "
-          f"{100 * s['cp'] / s[k]:.0f}% of plain cp")
+def runs(k):
+    return [tuple(map(float, l.split())) for l in open(f"{d}/runs-{k}")]
+med = {k: statistics.median(s for s, _ in runs(k)) for k in ["cp st", "to kiln", "cp kiln", "to safetensors"]}
+rss = {k: max(r for _, r in runs(k)) / 1024 for k in ["to kiln", "to safetensors"]}
+for k, base in [("to kiln", "cp st"), ("to safetensors", "cp kiln")]:
+    print(f"{k}: median {med[k]:.2f} s against {base} {med[base]:.2f} s: "
+          f"{100 * med[base] / med[k]:.0f}% of cp+fsync throughput; peak RSS {rss[k]:.1f} MiB")
 PY
-rm -f "$dir/copy.safetensors" "$dir/back.safetensors"
