@@ -43,6 +43,14 @@
 //!    hand so that the library does not build bytemuck's derive macro (a
 //!    second proc-macro crate in every user's build).
 //!
+//! 6. [`WriteCursor`]: `to_slice`'s position in the caller's buffer, with
+//!    `pos <= len` as a type invariant, so the room left is `buf[pos..]`
+//!    without the test safe code repeats on every write: one length test
+//!    per value written. callgrind, `to_slice` under the LTO bench
+//!    profile, against the safe `buf.get_mut(pos..)?.get_mut(..n)`: `mesh`
+//!    16.88M -> 15.63M instructions, `log` 1.97M -> 1.91M, `savedata`
+//!    2.18M -> 2.13M, `updates` 11.90M -> 11.51M.
+//!
 //! Miri cannot run here (stable toolchain only); CI runs the tests below
 //! under valgrind memcheck instead (`.ci/run`: no invalid read, write or
 //! free, no definite leak).
@@ -265,6 +273,107 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// A write position in a caller's buffer that never passes its end. Only
+/// the writes move it forward, each by a length that fit in `spare()`, so
+/// `spare` can skip the `pos <= len` test that `buf.get_mut(pos..)` makes.
+pub(crate) struct WriteCursor<'a> {
+    buf: &'a mut [u8],
+    /// Invariant: `pos <= buf.len()`.
+    pos: usize,
+}
+
+impl<'a> WriteCursor<'a> {
+    /// At the start of `buf`.
+    #[inline]
+    pub(crate) fn new(buf: &'a mut [u8]) -> Self {
+        WriteCursor { buf, pos: 0 }
+    }
+
+    /// Bytes written.
+    #[inline]
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// The buffer's size.
+    #[inline]
+    pub(crate) fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// The bytes written.
+    #[inline]
+    pub(crate) fn written(&self) -> &[u8] {
+        // SAFETY: `pos <= buf.len()` (the field's invariant), so the range
+        // is in bounds.
+        unsafe { self.buf.get_unchecked(..self.pos) }
+    }
+
+    /// The bytes written, to patch in place.
+    #[inline]
+    pub(crate) fn written_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `written`.
+        unsafe { self.buf.get_unchecked_mut(..self.pos) }
+    }
+
+    /// The room after the position.
+    #[inline]
+    fn spare(&mut self) -> &mut [u8] {
+        // SAFETY: `pos <= buf.len()` (the field's invariant: 0 in `new`;
+        // the writes below add only a length that fit in `spare()`;
+        // `truncate` only lowers it), so the range is in bounds.
+        unsafe { self.buf.get_unchecked_mut(self.pos..) }
+    }
+
+    /// Writes `b` when it fits; false (nothing written) when not.
+    #[inline]
+    pub(crate) fn put(&mut self, b: &[u8]) -> bool {
+        match self.spare().get_mut(..b.len()) {
+            Some(dst) => {
+                dst.copy_from_slice(b);
+                self.pos += b.len();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Writes one byte when it fits.
+    #[inline]
+    pub(crate) fn push(&mut self, b: u8) -> bool {
+        match self.spare().first_mut() {
+            Some(dst) => {
+                *dst = b;
+                self.pos += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Writes a 4-byte count and then `b` when both fit, with one test.
+    #[inline]
+    pub(crate) fn put_counted(&mut self, count: u32, b: &[u8]) -> bool {
+        // A slice is at most isize::MAX bytes, so 4 + len does not overflow.
+        match self.spare().get_mut(..4 + b.len()) {
+            Some(dst) => {
+                let (head, tail) = dst.split_at_mut(4);
+                head.copy_from_slice(&count.to_le_bytes());
+                tail.copy_from_slice(b);
+                self.pos += 4 + b.len();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Moves the position back to `n` (no effect when `n >= pos`).
+    #[inline]
+    pub(crate) fn truncate(&mut self, n: usize) {
+        self.pos = self.pos.min(n);
+    }
+}
+
 /// Appends a 4-byte count and then `bytes` with one capacity check: the
 /// Frozen str/bytes (spec 2). Two `extend_from_slice` calls test the
 /// capacity twice and store and reload the length in between, because
@@ -290,7 +399,7 @@ pub(crate) fn put_counted(out: &mut Vec<u8>, count: u32, bytes: &[u8]) {
 
 #[cfg(test)]
 mod tests {
-    use super::{put_counted, str_from_utf8, Block64, Cursor, ThinBox};
+    use super::{put_counted, str_from_utf8, Block64, Cursor, ThinBox, WriteCursor};
 
     #[test]
     fn put_counted_is_two_appends() {
@@ -316,6 +425,40 @@ mod tests {
         let head = v.clone();
         put_counted(&mut v, 3, &head);
         assert_eq!(v, b"abc\x03\0\0\0abc");
+    }
+
+    #[test]
+    fn write_cursor_never_passes_the_end() {
+        for cap in 0..12 {
+            let mut buf = vec![0xEEu8; cap];
+            let mut c = WriteCursor::new(&mut buf);
+            let mut want = Vec::new();
+            for step in 0..8u8 {
+                let ok = match step % 3 {
+                    0 => c.put(&[step; 3]),
+                    1 => c.push(step),
+                    _ => c.put_counted(u32::from(step), &[step]),
+                };
+                let mut piece = match step % 3 {
+                    0 => vec![step; 3],
+                    1 => vec![step],
+                    _ => vec![step, 0, 0, 0, step],
+                };
+                assert_eq!(ok, want.len() + piece.len() <= cap, "cap {cap} step {step}");
+                if ok {
+                    want.append(&mut piece);
+                }
+                assert_eq!(c.written(), &want[..]);
+                assert!(c.pos() <= c.capacity());
+            }
+            c.truncate(c.pos() + 5);
+            assert_eq!(c.pos(), want.len());
+            c.truncate(1);
+            assert_eq!(c.written().len(), want.len().min(1));
+            if let Some(b) = c.written_mut().first_mut() {
+                *b = 0x77;
+            }
+        }
     }
 
     #[test]

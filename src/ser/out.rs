@@ -8,6 +8,8 @@
 //! sorting and count patches are skipped; the value's own errors (a count
 //! above the wire maximum, nesting too deep) still come first.
 
+use crate::raw::WriteCursor;
+
 /// The serializer's output buffer.
 pub trait Out {
     /// Whether the buffer is drained into a writer or a counter as it
@@ -90,32 +92,40 @@ macro_rules! vec_out {
 vec_out!(VecOut, false);
 vec_out!(StreamOut, true);
 
-/// A caller's fixed buffer. Once a write does not fit, `full` is set,
-/// nothing more is stored and `len` goes on counting.
+/// A caller's fixed buffer. A write that does not fit is not stored: its
+/// length goes to `over`, and from then on the output has no bytes to
+/// show ([`Out::written`] is `None`), while [`Out::len`] goes on counting.
+/// (Later small writes may still land in the room left; what the buffer
+/// holds after a failed `to_slice` is unspecified.)
 pub struct SliceOut<'s> {
-    buf: &'s mut [u8],
-    len: usize,
-    full: bool,
+    cur: WriteCursor<'s>,
+    /// Bytes that did not fit.
+    over: usize,
 }
 
 impl<'s> SliceOut<'s> {
     /// An empty output over `buf`.
     pub fn new(buf: &'s mut [u8]) -> Self {
         SliceOut {
-            buf,
-            len: 0,
-            full: false,
+            cur: WriteCursor::new(buf),
+            over: 0,
         }
     }
 
     /// Whether some bytes did not fit.
     pub fn is_full(&self) -> bool {
-        self.full
+        self.over != 0
     }
 
     /// The buffer's size.
     pub fn capacity(&self) -> usize {
-        self.buf.len()
+        self.cur.capacity()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn no_room(&mut self, n: usize) {
+        self.over = self.over.saturating_add(n).max(1);
     }
 }
 
@@ -124,62 +134,51 @@ impl Out for SliceOut<'_> {
 
     #[inline]
     fn len(&self) -> usize {
-        self.len
+        self.cur.pos().saturating_add(self.over)
     }
 
     #[inline]
     fn put(&mut self, b: &[u8]) {
-        let end = self.len.saturating_add(b.len());
-        match self.buf.get_mut(self.len..end) {
-            Some(dst) => dst.copy_from_slice(b),
-            None => self.full = true,
+        if !self.cur.put(b) {
+            self.no_room(b.len());
         }
-        self.len = end;
     }
 
     #[inline]
     fn push(&mut self, b: u8) {
-        match self.buf.get_mut(self.len) {
-            Some(dst) => *dst = b,
-            None => self.full = true,
+        if !self.cur.push(b) {
+            self.no_room(1);
         }
-        self.len = self.len.saturating_add(1);
     }
 
     #[inline]
     fn put_counted(&mut self, count: u32, b: &[u8]) {
-        let end = self.len.saturating_add(4).saturating_add(b.len());
-        match self.buf.get_mut(self.len..end) {
-            Some(dst) => {
-                let (head, tail) = dst.split_at_mut(4);
-                head.copy_from_slice(&count.to_le_bytes());
-                tail.copy_from_slice(b);
-            }
-            None => self.full = true,
+        if !self.cur.put_counted(count, b) {
+            self.no_room(4usize.saturating_add(b.len()));
         }
-        self.len = end;
     }
 
     #[inline]
     fn truncate(&mut self, n: usize) {
-        self.len = self.len.min(n);
+        // Only called while nothing is over (sorting a map in place).
+        self.cur.truncate(n);
     }
 
     #[inline]
     fn written(&self) -> Option<&[u8]> {
-        if self.full {
+        if self.over != 0 {
             None
         } else {
-            self.buf.get(..self.len)
+            Some(self.cur.written())
         }
     }
 
     #[inline]
     fn written_mut(&mut self) -> Option<&mut [u8]> {
-        if self.full {
+        if self.over != 0 {
             None
         } else {
-            self.buf.get_mut(..self.len)
+            Some(self.cur.written_mut())
         }
     }
 }
@@ -189,7 +188,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_full_slice_counts_on_and_stores_nothing_more() {
+    fn a_full_slice_counts_on_and_shows_no_bytes() {
         let mut buf = [0u8; 6];
         let mut o = SliceOut::new(&mut buf);
         o.put(&[1, 2]);
@@ -202,7 +201,8 @@ mod tests {
         o.put(&[5; 3]);
         assert_eq!(o.len(), 12);
         assert!(o.written_mut().is_none());
-        assert_eq!(buf, [1, 2, 3, 0, 0, 0]);
+        assert!(o.is_full());
+        assert_eq!(buf[..3], [1, 2, 3]);
 
         let mut buf = [0u8; 7];
         let mut o = SliceOut::new(&mut buf);
