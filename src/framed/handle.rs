@@ -49,6 +49,11 @@ pub struct Schema<T> {
     text: Arc<str>,
     hash: u64,
     opts: Options,
+    /// `opts == Options::DEFAULT`: the hot methods then pass the constant,
+    /// so that its caps fold into the code as in the free functions
+    /// (callgrind, LTO, a 32-byte message: `from_slice` 116.5 -> 112.6
+    /// instructions, `to_extend` 128.6 -> 127.6).
+    default: bool,
     marker: PhantomData<fn() -> T>,
 }
 
@@ -68,6 +73,7 @@ impl<T> Schema<T> {
             text,
             hash,
             opts: Options::DEFAULT,
+            default: true,
             marker: PhantomData,
         })
     }
@@ -80,6 +86,7 @@ impl<T> Schema<T> {
             hash: hash_text(&text),
             text,
             opts: Options::DEFAULT,
+            default: true,
             marker: PhantomData,
         }
     }
@@ -89,6 +96,7 @@ impl<T> Schema<T> {
     #[must_use]
     pub fn with_options(mut self, opts: Options) -> Self {
         self.opts = opts;
+        self.default = opts == Options::DEFAULT;
         self
     }
 
@@ -116,7 +124,11 @@ impl<T> Schema<T> {
     where
         T: Serialize,
     {
-        codec::write_vec(&self.opts, self.hash, value)
+        if self.default {
+            codec::write_vec(&Options::DEFAULT, self.hash, value)
+        } else {
+            codec::write_vec(&self.opts, self.hash, value)
+        }
     }
 
     /// Encodes `value` framed with this schema's hash, appending to `out`
@@ -131,7 +143,11 @@ impl<T> Schema<T> {
     where
         T: Serialize,
     {
-        codec::write_extend(&self.opts, self.hash, out, value)
+        if self.default {
+            codec::write_extend(&Options::DEFAULT, self.hash, out, value)
+        } else {
+            codec::write_extend(&self.opts, self.hash, out, value)
+        }
     }
 
     /// Writes `value` framed with this schema's hash into `writer`.
@@ -156,7 +172,11 @@ impl<T> Schema<T> {
     where
         T: Deserialize<'de>,
     {
-        codec::read_slice(&self.opts, bytes, || Ok(self.hash), type_name::<T>())
+        if self.default {
+            codec::read_slice(&Options::DEFAULT, bytes, || Ok(self.hash), type_name::<T>())
+        } else {
+            codec::read_slice(&self.opts, bytes, || Ok(self.hash), type_name::<T>())
+        }
     }
 
     /// Decodes one framed value from a stream, reading exactly its bytes.
@@ -178,6 +198,7 @@ impl<T> Clone for Schema<T> {
             text: Arc::clone(&self.text),
             hash: self.hash,
             opts: self.opts,
+            default: self.default,
             marker: PhantomData,
         }
     }
