@@ -49,10 +49,14 @@ pub struct Schema<T> {
     text: Arc<str>,
     hash: u64,
     opts: Options,
-    /// `opts == Options::DEFAULT`: the hot methods then pass the constant,
+    /// `opts == Options::DEFAULT`: `from_slice` then passes the constant,
     /// so that its caps fold into the code as in the free functions
-    /// (callgrind, LTO, a 32-byte message: `from_slice` 116.5 -> 112.6
-    /// instructions, `to_extend` 128.6 -> 127.6).
+    /// (callgrind, a 32-byte message, LTO / no LTO: `Schema::from_slice`
+    /// 116.5 -> 113.0 / 167.0 -> 173.0 instructions, and the unframed
+    /// `from_slice` 103.5 -> 100.6 / 154.0 -> 135.9, which no longer shares
+    /// its out-of-line copy with a caller whose caps are not constants).
+    /// The same for `to_extend` gave 128.6 -> 127.6 with LTO but 140.5 ->
+    /// 152.9 without, so encoding takes the options as they are.
     default: bool,
     marker: PhantomData<fn() -> T>,
 }
@@ -124,11 +128,7 @@ impl<T> Schema<T> {
     where
         T: Serialize,
     {
-        if self.default {
-            codec::write_vec(&Options::DEFAULT, self.hash, value)
-        } else {
-            codec::write_vec(&self.opts, self.hash, value)
-        }
+        codec::write_vec(&self.opts, self.hash, value)
     }
 
     /// Encodes `value` framed with this schema's hash, appending to `out`
@@ -143,11 +143,7 @@ impl<T> Schema<T> {
     where
         T: Serialize,
     {
-        if self.default {
-            codec::write_extend(&Options::DEFAULT, self.hash, out, value)
-        } else {
-            codec::write_extend(&self.opts, self.hash, out, value)
-        }
+        codec::write_extend(&self.opts, self.hash, out, value)
     }
 
     /// Writes `value` framed with this schema's hash into `writer`.
