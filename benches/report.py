@@ -244,18 +244,13 @@ def dataset_table(runs, sizes, dataset):
 TARGET_OPS = [
     ("serialize", "to_vec", "to_vec", "to_vec"),
     ("serialize", "reuse(", "reuse(", "reused buffer"),
-    # kiln has no to_slice: its best buffer path against the peers' slice APIs.
-    ("serialize", "best(", "fixed(", "fixed slice (kiln: faster of to_extend, to_writer on a slice)"),
+    ("serialize", "fixed(", "fixed(", "fixed slice"),
     ("deserialize", "owned", "owned", "deserialize owned"),
     ("deserialize", "borrowed", "borrowed", "deserialize borrowed"),
 ]
 
 
 def kiln_cell(benches, ds, suffix, variant):
-    if variant == "best(":
-        vals = [lookup(benches, ds, suffix, KILN, v)[0] for v in ("reuse(", "fixed(")]
-        vals = [v for v in vals if v is not None]
-        return min(vals) if vals else None
     return lookup(benches, ds, suffix, KILN, variant)[0]
 
 
