@@ -660,3 +660,36 @@ fn to_extend_limits_the_value_not_the_header_and_keeps_the_buffer_on_error() {
     assert_eq!(err.code(), ErrorCode::Limit);
     assert_eq!(buf, [1, 2], "a failed encode leaves the buffer as it was");
 }
+
+/// `framed::to_slice` and `Schema::to_slice` write `to_vec`'s frame and
+/// value into a fixed buffer; a short buffer is LIMIT at its end with the
+/// size the frame and value need, and a schema's options apply.
+#[test]
+fn to_slice_writes_the_frame_or_reports_the_size_needed() {
+    let p = Point { x: 9, y: -4 };
+    let want = point_frame();
+    let mut buf = [0xEEu8; 40];
+    let n = framed::to_slice(&mut buf, &p).unwrap();
+    assert_eq!(&buf[..n], &want[..]);
+    let schema = Schema::<Point>::new().unwrap();
+    let n = schema.to_slice(&mut buf, &p).unwrap();
+    assert_eq!(&buf[..n], &want[..]);
+    for short in 0..want.len() {
+        for e in [
+            framed::to_slice(&mut buf[..short], &p).unwrap_err(),
+            schema.to_slice(&mut buf[..short], &p).unwrap_err(),
+        ] {
+            assert_eq!(
+                e.detail(),
+                kiln_serde::error::ErrorDetail::BufferFull(want.len() as u64)
+            );
+            expect(e, ErrorCode::Limit, short as u64);
+        }
+    }
+    // The total limit counts the value, not the header.
+    let tight = schema.clone().with_options(Options::new().with_limit(7));
+    let e = tight.to_slice(&mut buf, &p).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit);
+    let fits = schema.with_options(Options::new().with_limit(8));
+    assert_eq!(fits.to_slice(&mut buf, &p).unwrap(), want.len());
+}

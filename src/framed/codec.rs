@@ -45,6 +45,17 @@ pub(super) fn write_extend<T: ?Sized + Serialize>(
     crate::ser::extend_with(out, header(hash), value, opts.limits())
 }
 
+/// The header, then the value, into the front of `buf`.
+#[inline(always)]
+pub(super) fn write_slice<T: ?Sized + Serialize>(
+    opts: &Options,
+    hash: u64,
+    buf: &mut [u8],
+    value: &T,
+) -> Result<usize> {
+    crate::ser::fill_slice(buf, header(hash), value, opts.limits())
+}
+
 pub(super) fn write_to<W: Write, T: ?Sized + Serialize>(
     opts: &Options,
     hash: u64,

@@ -146,6 +146,21 @@ impl<T> Schema<T> {
         codec::write_extend(&self.opts, self.hash, out, value)
     }
 
+    /// Encodes `value` framed with this schema's hash into the front of
+    /// `buf`, a fixed buffer, and returns the bytes written.
+    ///
+    /// # Errors
+    ///
+    /// As [`Schema::to_vec`]; LIMIT with
+    /// [`ErrorDetail::BufferFull`](crate::error::ErrorDetail::BufferFull)
+    /// when the frame and value do not fit.
+    pub fn to_slice(&self, buf: &mut [u8], value: &T) -> Result<usize>
+    where
+        T: Serialize,
+    {
+        codec::write_slice(&self.opts, self.hash, buf, value)
+    }
+
     /// Writes `value` framed with this schema's hash into `writer`.
     ///
     /// # Errors

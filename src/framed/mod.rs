@@ -12,8 +12,8 @@
 //! value; the total `limit` does not count the 16 header bytes.
 //!
 //! Two ways in, one job each:
-//! - the free functions [`to_vec`], [`to_extend`], [`to_writer`],
-//!   [`from_slice`] and [`from_reader`] use the default options and the
+//! - the free functions [`to_vec`], [`to_extend`], [`to_slice`],
+//!   [`to_writer`], [`from_slice`] and [`from_reader`] use the default options and the
 //!   type's traced text, cached per type (types that borrow from the input,
 //!   like `Msg<'a>` with `&'a str` fields, included);
 //! - a [`Schema<T>`] carries a type's text and hash *and* the options to use
@@ -106,6 +106,31 @@ where
     T: Serialize + Deserialize<'de>,
 {
     codec::write_extend(&Options::DEFAULT, schema::hash::<T>()?, out, value)
+}
+
+/// Encodes `value` framed (header with the hash of `T`, then the value)
+/// into the front of `buf`, a fixed buffer, and returns the bytes written:
+/// the fixed-buffer form of [`to_vec`] (see [`crate::to_slice`]).
+///
+/// # Errors
+///
+/// As [`to_vec`]; LIMIT at offset `buf.len()` with
+/// [`ErrorDetail::BufferFull`](crate::error::ErrorDetail::BufferFull)
+/// (the bytes the frame and value need) when they do not fit.
+///
+/// # Examples
+///
+/// ```
+/// let mut buf = [0u8; 64];
+/// let n = kiln_serde::framed::to_slice(&mut buf, &7u32).unwrap();
+/// assert_eq!(&buf[..n], kiln_serde::framed::to_vec(&7u32).unwrap());
+/// assert!(kiln_serde::framed::to_slice(&mut buf[..19], &7u32).is_err());
+/// ```
+pub fn to_slice<'de, T>(buf: &mut [u8], value: &T) -> Result<usize>
+where
+    T: Serialize + Deserialize<'de>,
+{
+    codec::write_slice(&Options::DEFAULT, schema::hash::<T>()?, buf, value)
 }
 
 /// Writes `value` as a framed value into `writer`.
