@@ -248,7 +248,7 @@ pub fn check_frozen<'a, T: Deserialize<'a> + Serialize>(data: &'a [u8]) {
     }
 }
 
-/// `to_vec`, `to_writer` and `serialized_size` of `v` all give `bytes`.
+/// `to_vec`, `to_writer`, `serialized_size` and `to_slice` of `v` all give `bytes`.
 pub fn assert_reencodes<T: Serialize>(v: &T, bytes: &[u8]) {
     let again = kiln_serde::to_vec(v).expect("a decoded value re-encodes");
     assert!(
@@ -260,6 +260,21 @@ pub fn assert_reencodes<T: Serialize>(v: &T, bytes: &[u8]) {
     assert_eq!(w, bytes, "to_writer differs from to_vec");
     let n = kiln_serde::serialized_size(v).expect("serialized_size");
     assert_eq!(n, bytes.len() as u64, "serialized_size differs");
+    // to_slice: the same bytes into an exact buffer; one byte short is
+    // LIMIT at the buffer's end with the size needed.
+    let mut buf = vec![0u8; bytes.len()];
+    let n = kiln_serde::to_slice(&mut buf, v).expect("to_slice");
+    assert_eq!(&buf[..n], bytes, "to_slice differs from to_vec");
+    if let Some(short) = bytes.len().checked_sub(1) {
+        let e = kiln_serde::to_slice(&mut buf[..short], v).expect_err("a short buffer");
+        assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+        assert_eq!(e.offset(), Some(short as u64), "{e}");
+        assert_eq!(
+            e.detail(),
+            kiln_serde::error::ErrorDetail::BufferFull(bytes.len() as u64),
+            "{e}"
+        );
+    }
 }
 
 /// A reader that hands out `data` in short chunks: chunk `i` is
