@@ -122,8 +122,11 @@ impl<'s> SliceOut<'s> {
         self.cur.capacity()
     }
 
-    #[cold]
-    #[inline(never)]
+    /// Inline, not a cold call: a call taking `&mut self` made the buffer's
+    /// position live in memory across the hot code (callgrind, `to_slice`:
+    /// `mesh` 15.63 -> 14.00 M instructions with LTO and 21.25 -> 14.38 M
+    /// without, `updates` 11.51 -> 10.29 / 12.18 -> 11.05 M).
+    #[inline]
     fn no_room(&mut self, n: usize) {
         self.over = self.over.saturating_add(n).max(1);
     }
