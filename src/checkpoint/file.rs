@@ -37,6 +37,9 @@ use crate::tensors::{check_meta, Layout, TensorView, TensorsView, FULL};
 ///   64 MiB of resident memory. A file with a nonzero gap anywhere yields
 ///   no view, as [`CheckpointView::from_bytes`] yields none.
 ///
+/// A `TensorsFile` keeps its file open (one descriptor, for the positioned
+/// reads of `view`) as well as mapped, and can be shared between threads.
+///
 /// # The mapped file must not change
 ///
 /// Truncating or rewriting a file while a `TensorsFile` of it is open is
@@ -375,6 +378,14 @@ mod tests {
         assert_eq!(e.code(), ErrorCode::Eof);
         let e = TensorsFile::open(dir.path().join("missing.kiln")).unwrap_err();
         assert_eq!(e.code(), ErrorCode::Io);
+    }
+
+    /// A mapped file can be shared between threads (tensors looked up and
+    /// read in parallel).
+    #[test]
+    fn tensors_file_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<TensorsFile>();
     }
 
     /// A nonzero gap byte does not stop `open` (it reads no payload-region

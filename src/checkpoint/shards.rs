@@ -319,7 +319,8 @@ fn dir_of(path: &Path) -> PathBuf {
 }
 
 /// A sharded Kiln checkpoint: its index and every shard mapped with
-/// [`TensorsFile`], each checked against the index when opened.
+/// [`TensorsFile`], each checked against the index when opened (one open
+/// descriptor and one mapping per shard).
 ///
 /// # Examples
 ///
@@ -460,6 +461,13 @@ mod tests {
     use super::*;
     use crate::checkpoint::Checkpoint;
     use crate::tensors::{TensorSpec, TensorsBuilder};
+
+    #[test]
+    fn sharded_file_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<ShardedFile>();
+        check::<ShardIndex>();
+    }
 
     #[test]
     fn shard_names_are_plain_file_names() {
