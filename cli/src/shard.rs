@@ -187,7 +187,14 @@ pub fn check_or_inspect(path: &Path, inspect: Option<bool>) -> Result<ExitCode, 
             }
             Err(e) => return Err(Failure::Usage(format!("{}: {e}", p.display()))),
         };
-        let names = ck.tensors().iter().map(|t| t.name().unwrap_or(""));
+        if let Some(t) = ck.tensors().iter().find(|t| t.name().is_none()) {
+            return index_fault(format!(
+                "shard {s:?}: tensor #{} has no name, and every tensor of a sharded \
+                 checkpoint is named",
+                t.index()
+            ));
+        }
+        let names = ck.tensors().iter().filter_map(|t| t.name());
         if let Err(e) = index.check_shard(s, names, &mut seen) {
             return index_fault(e.message().to_string());
         }

@@ -356,6 +356,26 @@ fn sharded_check_faults() {
     std::fs::remove_file(out.join("model-00001-of-00003.kiln")).unwrap();
     let r = run(&["check", s(&kindex)]);
     assert!(r.stdout.contains("missing"), "{}", r.stdout);
+
+    // A bare shard with an unnamed tensor, even when the index lists "".
+    let mut b = kiln_serde::TensorsBuilder::new();
+    b.push(kiln_serde::tensors::TensorSpec::new(
+        kiln_serde::Dtype::U8,
+        &[1],
+        vec![1u8],
+    ));
+    std::fs::write(out.join("bare.kiln"), b.build().unwrap().as_bytes()).unwrap();
+    std::fs::write(&kindex, r#"{"weight_map":{"":"bare.kiln"}}"#).unwrap();
+    let r = run(&["check", s(&kindex)]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.starts_with(
+            "INDEX
+"
+        ) && r.stdout.contains("tensor #0 has no name"),
+        "{}",
+        r.stdout
+    );
 }
 
 /// `-` is standard input and standard output: safetensors piped in comes

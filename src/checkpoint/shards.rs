@@ -399,9 +399,25 @@ impl ShardedFile {
                 // The shard's own fault, its code and offset kept.
                 Error::new(e.code(), e.offset(), format!("{what}: {}", e.message()))
             })?;
-            // The descriptors are validated: names come from the heap.
+            // The descriptors are validated: names come from the heap. A
+            // shard is a checkpoint (spec 9), so every tensor is named; an
+            // unnamed one in a bare or framed directory would otherwise
+            // match a weight-map entry for "".
             let view = crate::tensors::TensorsView::from_parts(file.block(), file.layout());
-            index.check_shard(s, view.iter().map(|t| t.name().unwrap_or("")), &mut seen)?;
+            let mut names = Vec::with_capacity(view.len());
+            for t in view.iter() {
+                match t.name() {
+                    Some(n) => names.push(n),
+                    None => {
+                        return Err(fault(format!(
+                            "shard {s:?}: tensor #{} has no name, and every tensor of a \
+                             sharded checkpoint is named",
+                            t.index()
+                        )))
+                    }
+                }
+            }
+            index.check_shard(s, names, &mut seen)?;
             shards.insert(s.to_string(), file);
         }
         Ok(ShardedFile { index, shards })
@@ -604,6 +620,14 @@ mod tests {
         let e = ShardedFile::open(index(d, r#""a":"4.kiln""#)).unwrap_err();
         assert_eq!(e.code(), ErrorCode::Eof);
         assert!(e.message().starts_with("shard \"4.kiln\""), "{e}");
+        // An unnamed tensor in a (bare) shard is refused, even when the
+        // weight map lists the empty name.
+        let mut b = TensorsBuilder::new();
+        b.push(TensorSpec::new(crate::tensors::Dtype::U8, &[1], vec![1u8]));
+        std::fs::write(d.join("5.kiln"), b.build().unwrap().as_bytes()).unwrap();
+        let (code, m) = fault(r#""":"5.kiln""#);
+        assert_eq!(code, ErrorCode::Type);
+        assert!(m.contains("shard \"5.kiln\": tensor #0 has no name"), "{m}");
         // A safetensors index is refused.
         let st = d.join("m.safetensors.index.json");
         std::fs::write(&st, r#"{"weight_map":{"a":"1.safetensors"}}"#).unwrap();
