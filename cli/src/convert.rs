@@ -124,9 +124,20 @@ fn copy_len<W: Write>(
     len: u64,
     bar: Option<&ProgressBar>,
 ) -> io::Result<u64> {
+    copy_chunked(src, dst, len, CHUNK, bar)
+}
+
+/// [`copy_len`] with the chunk size given (tests use small ones).
+fn copy_chunked<W: Write>(
+    src: &mut File,
+    dst: &mut W,
+    len: u64,
+    chunk: u64,
+    bar: Option<&ProgressBar>,
+) -> io::Result<u64> {
     let mut done = 0;
     while done < len {
-        let n = io::copy(&mut src.take(CHUNK.min(len - done)), dst)?;
+        let n = io::copy(&mut src.take(chunk.min(len - done)), dst)?;
         if let Some(b) = bar {
             b.inc(n);
         }
@@ -514,6 +525,33 @@ fn plan_kiln(input: &Path) -> Result<KilnPlan, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The chunk loop (which only runs more than once for tensors above
+    /// 64 MiB in real use): exact lengths across chunk boundaries, the bar
+    /// advanced by every byte, and an early stop at the end of the source.
+    #[test]
+    fn chunked_copy_copies_exactly_and_stops_at_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("src.bin");
+        let data: Vec<u8> = (0..100u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        for (start, len, chunk) in [(0u64, 100u64, 7u64), (10, 30, 3), (5, 95, 95), (0, 0, 4)] {
+            let mut src = File::open(&path).unwrap();
+            src.seek(SeekFrom::Start(start)).unwrap();
+            let mut out = Vec::new();
+            let bar = ProgressBar::hidden();
+            let n = copy_chunked(&mut src, &mut out, len, chunk, Some(&bar)).unwrap();
+            assert_eq!(n, len);
+            assert_eq!(out, &data[start as usize..(start + len) as usize]);
+            assert_eq!(bar.position(), len);
+        }
+        // Asking for more than the file holds stops at its end.
+        let mut src = File::open(&path).unwrap();
+        src.seek(SeekFrom::Start(90)).unwrap();
+        let mut out = Vec::new();
+        assert_eq!(copy_chunked(&mut src, &mut out, 50, 4, None).unwrap(), 10);
+        assert_eq!(out, &data[90..]);
+    }
 
     #[test]
     fn summary_words() {
