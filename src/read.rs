@@ -35,6 +35,38 @@ impl Reference<'_, '_> {
     }
 }
 
+/// The [`Read`] methods a stream reader hands to its [`Tally`] (the map-key
+/// record): one definition for [`IoRead`] and the bincode module's reader.
+macro_rules! tally_key_capture {
+    () => {
+        #[inline]
+        fn mark(&self) -> usize {
+            self.tally.mark()
+        }
+
+        fn captured(&self, from: usize, to: usize) -> &[u8] {
+            self.tally.captured(from, to)
+        }
+
+        fn begin_key(&mut self) {
+            self.tally.begin_key();
+        }
+
+        fn end_key(&mut self) {
+            self.tally.end_key();
+        }
+
+        fn map_open(&mut self) {
+            self.tally.map_open();
+        }
+
+        fn map_close(&mut self) {
+            self.tally.map_close();
+        }
+    };
+}
+pub(crate) use tally_key_capture;
+
 /// Seals [`Read`]; `pub(crate)` so that `bincode`'s adapter over a user's
 /// `BincodeRead` can be a third reader.
 pub(crate) mod private {
@@ -360,30 +392,7 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         Ok(Reference::Copied(scratch))
     }
 
-    #[inline]
-    fn mark(&self) -> usize {
-        self.tally.mark()
-    }
-
-    fn captured(&self, from: usize, to: usize) -> &[u8] {
-        self.tally.captured(from, to)
-    }
-
-    fn begin_key(&mut self) {
-        self.tally.begin_key();
-    }
-
-    fn end_key(&mut self) {
-        self.tally.end_key();
-    }
-
-    fn map_open(&mut self) {
-        self.tally.map_open();
-    }
-
-    fn map_close(&mut self) {
-        self.tally.map_close();
-    }
+    tally_key_capture!();
 }
 
 /// What a stream reader keeps besides its source ([`IoRead`], and the

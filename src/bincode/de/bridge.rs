@@ -11,7 +11,7 @@ use super::read::BincodeRead;
 use crate::bincode::ErrorKind;
 use crate::error::{Error, Result};
 use crate::limits::Limits;
-use crate::read::{private, stream_error, IoRead, Read, Reference, Tally};
+use crate::read::{private, stream_error, tally_key_capture, IoRead, Read, Reference, Tally};
 
 /// A [`BincodeRead`] as a Kiln reader, with the position, byte limit and
 /// map-key record that every stream reader keeps ([`Tally`], as `IoRead`).
@@ -156,27 +156,5 @@ impl<'de, R: BincodeRead<'de>> Read<'de> for Bridge<R> {
         Ok(Reference::Copied(&scratch[..]))
     }
 
-    fn mark(&self) -> usize {
-        self.tally.mark()
-    }
-
-    fn captured(&self, from: usize, to: usize) -> &[u8] {
-        self.tally.captured(from, to)
-    }
-
-    fn begin_key(&mut self) {
-        self.tally.begin_key();
-    }
-
-    fn end_key(&mut self) {
-        self.tally.end_key();
-    }
-
-    fn map_open(&mut self) {
-        self.tally.map_open();
-    }
-
-    fn map_close(&mut self) {
-        self.tally.map_close();
-    }
+    tally_key_capture!();
 }
