@@ -380,6 +380,29 @@ mod tests {
         assert_eq!(e.code(), ErrorCode::Io);
     }
 
+    /// The unused high nibble of an odd packed 4-bit tensor (spec 5.3) is
+    /// checked by `by_name` (through the mapping) and by `view` (by
+    /// positioned read), at the same offset as the in-memory reader.
+    #[test]
+    fn a_nonzero_unused_nibble_is_reported_by_by_name_and_view() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut b = TensorsBuilder::new();
+        b.push(TensorSpec::new(Dtype::U4, &[3], vec![0x21u8, 0x03]).named("q"));
+        b.push(TensorSpec::from_slice(&[1], &[9u8]).named("r"));
+        let mut bytes = b.build().unwrap().as_bytes().to_vec();
+        let v = TensorsView::from_bytes(&bytes, &Limits::default()).unwrap();
+        let at = v.layout().payload_start() + 1; // the last byte of "q"
+        bytes[at] |= 0x50;
+        let f = TensorsFile::open(write(dir.path(), "nib.kiln", &bytes)).unwrap();
+        assert_eq!(f.by_name("r").unwrap().unwrap().data(), &[9]);
+        let e = f.by_name("q").unwrap_err();
+        assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(at as u64)));
+        let e = f.view().unwrap_err();
+        assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(at as u64)));
+        let mem = TensorsView::from_bytes(&bytes, &Limits::default()).unwrap_err();
+        assert_eq!((mem.code(), mem.offset()), (ErrorCode::Type, Some(at as u64)));
+    }
+
     /// A mapped file can be shared between threads (tensors looked up and
     /// read in parallel).
     #[test]
