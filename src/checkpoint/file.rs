@@ -400,7 +400,10 @@ mod tests {
         let e = f.view().unwrap_err();
         assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(at as u64)));
         let mem = TensorsView::from_bytes(&bytes, &Limits::default()).unwrap_err();
-        assert_eq!((mem.code(), mem.offset()), (ErrorCode::Type, Some(at as u64)));
+        assert_eq!(
+            (mem.code(), mem.offset()),
+            (ErrorCode::Type, Some(at as u64))
+        );
     }
 
     /// A mapped file can be shared between threads (tensors looked up and
