@@ -51,19 +51,33 @@ const SEED: u64 = 0x6b69_6c6e_2d76_3221;
 trait Data: Serialize + DeserializeOwned + plain::Plain {}
 impl<T: Serialize + DeserializeOwned + plain::Plain> Data for T {}
 
+/// Runs `f` in a function of its own (one per closure type, never
+/// inlined): each format's code is compiled as a user's call site would
+/// be, not inlined into one function with every other format's, where
+/// the inliner's budget for that function made one format's code change
+/// another's counts.
+#[inline(never)]
+fn apart<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
 /// `plain` is kiln's encoding (the bytes memcpy copies).
 fn encode<T: Data>(format: &str, v: &T, plain: &[u8]) -> Vec<u8> {
     match format {
-        "kiln" => kiln_serde::to_vec(v).unwrap(),
-        "bincode1" => bincode1::serialize(v).unwrap(),
-        "postcard" => postcard::to_stdvec(v).unwrap(),
-        "serde_zap" => serde_zap::to_vec(v).unwrap(),
-        "bincode2" => bincode2::serde::encode_to_vec(v, bincode2::config::standard()).unwrap(),
-        "bincode2_legacy" => bincode2::serde::encode_to_vec(v, bincode2::config::legacy()).unwrap(),
-        "rmp_serde" => rmp_serde::to_vec(v).unwrap(),
-        "bitcode" => bitcode::serialize(v).unwrap(),
-        "wincode" => plain::win_to_vec(v),
-        "memcpy" => plain.to_vec(),
+        "kiln" => apart(|| kiln_serde::to_vec(v).unwrap()),
+        "bincode1" => apart(|| bincode1::serialize(v).unwrap()),
+        "postcard" => apart(|| postcard::to_stdvec(v).unwrap()),
+        "serde_zap" => apart(|| serde_zap::to_vec(v).unwrap()),
+        "bincode2" => {
+            apart(|| bincode2::serde::encode_to_vec(v, bincode2::config::standard()).unwrap())
+        }
+        "bincode2_legacy" => {
+            apart(|| bincode2::serde::encode_to_vec(v, bincode2::config::legacy()).unwrap())
+        }
+        "rmp_serde" => apart(|| rmp_serde::to_vec(v).unwrap()),
+        "bitcode" => apart(|| bitcode::serialize(v).unwrap()),
+        "wincode" => apart(|| plain::win_to_vec(v)),
+        "memcpy" => apart(|| plain.to_vec()),
         _ => panic!("unknown format {format}"),
     }
 }
@@ -71,81 +85,81 @@ fn encode<T: Data>(format: &str, v: &T, plain: &[u8]) -> Vec<u8> {
 fn encode_reuse<T: Data>(format: &str, v: &T, buf: &mut Vec<u8>, plain: &[u8]) {
     buf.clear();
     match format {
-        "kiln" => kiln_serde::to_extend(buf, v).unwrap(),
-        "bincode1" => bincode1::serialize_into(&mut *buf, v).unwrap(),
-        "postcard" => *buf = postcard::to_extend(v, std::mem::take(buf)).unwrap(),
-        "serde_zap" => serde_zap::to_writer(v, buf).unwrap(),
-        "bincode2" => {
+        "kiln" => apart(|| kiln_serde::to_extend(buf, v).unwrap()),
+        "bincode1" => apart(|| bincode1::serialize_into(&mut *buf, v).unwrap()),
+        "postcard" => apart(|| *buf = postcard::to_extend(v, std::mem::take(buf)).unwrap()),
+        "serde_zap" => apart(|| serde_zap::to_writer(v, buf).unwrap()),
+        "bincode2" => apart(|| {
             bincode2::serde::encode_into_std_write(v, buf, bincode2::config::standard()).unwrap();
-        }
-        "bincode2_legacy" => {
+        }),
+        "bincode2_legacy" => apart(|| {
             bincode2::serde::encode_into_std_write(v, buf, bincode2::config::legacy()).unwrap();
-        }
-        "rmp_serde" => rmp_serde::encode::write(buf, v).unwrap(),
-        "wincode" => plain::win_reuse(v, buf),
-        "memcpy" => buf.extend_from_slice(plain),
+        }),
+        "rmp_serde" => apart(|| rmp_serde::encode::write(buf, v).unwrap()),
+        "wincode" => apart(|| plain::win_reuse(v, buf)),
+        "memcpy" => apart(|| buf.extend_from_slice(plain)),
         _ => panic!("{format} has no reused-buffer serialize"),
     }
 }
 
 fn encode_fixed<T: Data>(format: &str, v: &T, buf: &mut [u8], plain: &[u8]) -> usize {
     match format {
-        "kiln" => kiln_serde::to_slice(buf, v).unwrap(),
-        "postcard" => postcard::to_slice(v, buf).unwrap().len(),
-        "serde_zap" => serde_zap::to_slice(v, buf).unwrap().len(),
-        "bincode2" => {
+        "kiln" => apart(|| kiln_serde::to_slice(buf, v).unwrap()),
+        "postcard" => apart(|| postcard::to_slice(v, buf).unwrap().len()),
+        "serde_zap" => apart(|| serde_zap::to_slice(v, buf).unwrap().len()),
+        "bincode2" => apart(|| {
             bincode2::serde::encode_into_slice(v, buf, bincode2::config::standard()).unwrap()
-        }
-        "wincode" => plain::win_fixed(v, buf),
-        "memcpy" => {
+        }),
+        "wincode" => apart(|| plain::win_fixed(v, buf)),
+        "memcpy" => apart(|| {
             buf[..plain.len()].copy_from_slice(plain);
             plain.len()
-        }
+        }),
         _ => panic!("{format} has no fixed-slice serialize here"),
     }
 }
 
 fn decode<T: Data>(format: &str, bytes: &[u8]) -> T {
     match format {
-        "kiln" => kiln_serde::from_slice(bytes).unwrap(),
-        "bincode1" => bincode1::deserialize(bytes).unwrap(),
-        "postcard" => postcard::from_bytes(bytes).unwrap(),
-        "serde_zap" => serde_zap::from_bytes(bytes).unwrap(),
-        "bincode2" => {
+        "kiln" => apart(|| kiln_serde::from_slice(bytes).unwrap()),
+        "bincode1" => apart(|| bincode1::deserialize(bytes).unwrap()),
+        "postcard" => apart(|| postcard::from_bytes(bytes).unwrap()),
+        "serde_zap" => apart(|| serde_zap::from_bytes(bytes).unwrap()),
+        "bincode2" => apart(|| {
             bincode2::serde::decode_from_slice(bytes, bincode2::config::standard())
                 .unwrap()
                 .0
-        }
-        "bincode2_legacy" => {
+        }),
+        "bincode2_legacy" => apart(|| {
             bincode2::serde::decode_from_slice(bytes, bincode2::config::legacy())
                 .unwrap()
                 .0
-        }
-        "rmp_serde" => rmp_serde::from_slice(bytes).unwrap(),
-        "bitcode" => bitcode::deserialize(bytes).unwrap(),
-        "wincode" => plain::win_decode(bytes),
+        }),
+        "rmp_serde" => apart(|| rmp_serde::from_slice(bytes).unwrap()),
+        "bitcode" => apart(|| bitcode::deserialize(bytes).unwrap()),
+        "wincode" => apart(|| plain::win_decode(bytes)),
         _ => panic!("unknown format {format}"),
     }
 }
 
 fn decode_borrowed<'a>(format: &str, bytes: &'a [u8]) -> log::LogsRef<'a> {
     match format {
-        "kiln" => kiln_serde::from_slice(bytes).unwrap(),
-        "bincode1" => bincode1::deserialize(bytes).unwrap(),
-        "postcard" => postcard::from_bytes(bytes).unwrap(),
-        "serde_zap" => serde_zap::from_bytes(bytes).unwrap(),
-        "bincode2" => {
+        "kiln" => apart(|| kiln_serde::from_slice(bytes).unwrap()),
+        "bincode1" => apart(|| bincode1::deserialize(bytes).unwrap()),
+        "postcard" => apart(|| postcard::from_bytes(bytes).unwrap()),
+        "serde_zap" => apart(|| serde_zap::from_bytes(bytes).unwrap()),
+        "bincode2" => apart(|| {
             bincode2::serde::borrow_decode_from_slice(bytes, bincode2::config::standard())
                 .unwrap()
                 .0
-        }
-        "bincode2_legacy" => {
+        }),
+        "bincode2_legacy" => apart(|| {
             bincode2::serde::borrow_decode_from_slice(bytes, bincode2::config::legacy())
                 .unwrap()
                 .0
-        }
-        "rmp_serde" => rmp_serde::from_slice(bytes).unwrap(),
-        "bitcode" => bitcode::deserialize(bytes).unwrap(),
+        }),
+        "rmp_serde" => apart(|| rmp_serde::from_slice(bytes).unwrap()),
+        "bitcode" => apart(|| bitcode::deserialize(bytes).unwrap()),
         _ => panic!("unknown format {format}"),
     }
 }
