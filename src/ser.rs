@@ -529,6 +529,7 @@ impl<'a, 'w, O: Out> ser::Serializer for &'a mut Serializer<'w, O> {
                 self.put_count(n, "sequence count")?;
                 Ok(SeqSer {
                     ser: self,
+                    n: 0,
                     patch: None,
                 })
             }
@@ -538,7 +539,8 @@ impl<'a, 'w, O: Out> ser::Serializer for &'a mut Serializer<'w, O> {
                 self.pending += 1;
                 Ok(SeqSer {
                     ser: self,
-                    patch: Some((at, 0)),
+                    n: 0,
+                    patch: Some(at),
                 })
             }
         }
@@ -634,8 +636,13 @@ fn display<T: ?Sized + std::fmt::Display>(value: &T) -> Result<String> {
 /// patched in at the end.
 pub struct SeqSer<'a, 'w, O: Out> {
     ser: &'a mut Serializer<'w, O>,
-    /// (position of the 4-byte count, elements so far) for unknown lengths.
-    patch: Option<(usize, u64)>,
+    /// Elements so far, counted on both paths: one add per element instead
+    /// of a test of `patch` (measured: `to_slice` on `mesh` 14.00 -> 11.75 M
+    /// instructions with LTO, where the test was not hoisted out of the
+    /// loop).
+    n: u64,
+    /// Position in `out` of the 4-byte placeholder for unknown lengths.
+    patch: Option<usize>,
 }
 
 impl<O: Out> ser::SerializeSeq for SeqSer<'_, '_, O> {
@@ -644,9 +651,7 @@ impl<O: Out> ser::SerializeSeq for SeqSer<'_, '_, O> {
 
     #[inline]
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        if let Some((_, n)) = self.patch.as_mut() {
-            *n += 1;
-        }
+        self.n += 1;
         value.serialize(&mut *self.ser)?;
         // With a count to patch, `pending` holds the flush back.
         self.ser.maybe_flush()
@@ -655,25 +660,29 @@ impl<O: Out> ser::SerializeSeq for SeqSer<'_, '_, O> {
     #[inline]
     fn end(self) -> Result<()> {
         self.ser.depth -= 1;
-        if let Some((at, n)) = self.patch {
-            let n = u32::try_from(n).map_err(|_| {
-                Error::new_fmt(
-                    ErrorCode::Limit,
-                    Some(self.ser.flushed + at as u64),
-                    format_args!("sequence count {n} is above the wire maximum 4,294,967,295"),
-                )
-            })?;
-            if let Some(c) = self
-                .ser
-                .out
-                .written_mut()
-                .and_then(|w| w.get_mut(at..at + 4))
-            {
-                c.copy_from_slice(&n.to_le_bytes());
-            }
-            self.ser.pending -= 1;
-            self.ser.maybe_flush()?;
+        let Some(at) = self.patch else {
+            return Ok(());
+        };
+        let n = u32::try_from(self.n).map_err(|_| {
+            Error::new_fmt(
+                ErrorCode::Limit,
+                Some(self.ser.flushed + at as u64),
+                format_args!(
+                    "sequence count {} is above the wire maximum 4,294,967,295",
+                    self.n
+                ),
+            )
+        })?;
+        if let Some(c) = self
+            .ser
+            .out
+            .written_mut()
+            .and_then(|w| w.get_mut(at..at + 4))
+        {
+            c.copy_from_slice(&n.to_le_bytes());
         }
+        self.ser.pending -= 1;
+        self.ser.maybe_flush()?;
         Ok(())
     }
 }

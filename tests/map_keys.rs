@@ -57,6 +57,22 @@ fn slice_map() -> BTreeMap<&'static [u8], u8> {
 #[derive(Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
 struct Wrapped(Vec<u8>);
 
+/// A `list<u8>` key whose count is not given up front (as an iterator's
+/// `collect_seq` without an exact size): the count patched in at the end.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Streamed(Vec<u8>);
+
+impl Serialize for Streamed {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(None)?;
+        for b in &self.0 {
+            seq.serialize_element(b)?;
+        }
+        seq.end()
+    }
+}
+
 #[test]
 fn the_three_key_types_write_the_same_bytes() {
     let want = expected();
@@ -74,6 +90,11 @@ fn the_three_key_types_write_the_same_bytes() {
     assert_eq!(kiln_serde::to_vec(&wrapped).unwrap(), want);
     let tupled: BTreeMap<(Vec<u8>,), u8> = vec_map().into_iter().map(|(k, v)| ((k,), v)).collect();
     assert_eq!(kiln_serde::to_vec(&tupled).unwrap(), want);
+    let streamed: BTreeMap<Streamed, u8> = vec_map()
+        .into_iter()
+        .map(|(k, v)| (Streamed(k), v))
+        .collect();
+    assert_eq!(kiln_serde::to_vec(&streamed).unwrap(), want);
     let mut w = Vec::new();
     kiln_serde::to_writer(&mut w, &slice_map()).unwrap();
     assert_eq!(w, want);

@@ -219,9 +219,7 @@ impl<O: Out> ser::SerializeSeq for KeySeqSer<'_, '_, O> {
 
     #[inline]
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        if let Some((_, n)) = self.seq.patch.as_mut() {
-            *n += 1;
-        }
+        self.seq.n += 1;
         let mut is_u8 = false;
         value.serialize(U8Probe {
             ser: &mut *self.seq.ser,
