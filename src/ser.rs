@@ -621,31 +621,39 @@ impl<'a, 'w, O: Out> ser::Serializer for &'a mut Serializer<'w, O> {
         self.serialize_str(&display(value)?)
     }
 
-    /// serde's own default body, with an inline hint that the default
-    /// lacks: without LTO, every `Vec`'s elements were written through an
-    /// out-of-line loop (callgrind, no LTO: `updates` to_vec 12.44 -> 10.47
-    /// M, `log` 2.01 -> 1.75 M, `mesh` 14.75 -> 13.88 M).
     #[inline]
     fn collect_seq<I>(self, iter: I) -> Result<()>
     where
         I: IntoIterator,
         I::Item: Serialize,
     {
-        let mut iter = iter.into_iter();
-        let mut seq = ser::Serializer::serialize_seq(self, exact_len(&iter))?;
-        iter.try_for_each(|item| ser::SerializeSeq::serialize_element(&mut seq, &item))?;
-        ser::SerializeSeq::end(seq)
+        collect_seq(self, iter)
     }
 }
 
-/// An iterator's length when its size hint gives it exactly (serde's
-/// `iterator_len_hint`, which is private).
+/// serde's own default `collect_seq` body, with the inline hint that the
+/// default lacks; the real serializer and the counting pass both use it.
+/// Without LTO every `Vec`'s elements were otherwise written through an
+/// out-of-line loop (callgrind, no LTO: `updates` to_vec 12.44 -> 10.47
+/// M, `log` 2.01 -> 1.75 M, `mesh` 14.75 -> 13.88 M).
 #[inline]
-pub(super) fn exact_len<I: Iterator>(iter: &I) -> Option<usize> {
-    match iter.size_hint() {
+pub(super) fn collect_seq<S, I>(s: S, iter: I) -> std::result::Result<S::Ok, S::Error>
+where
+    S: ser::Serializer,
+    I: IntoIterator,
+    I::Item: Serialize,
+{
+    use ser::SerializeSeq as _;
+    let mut iter = iter.into_iter();
+    // The count up front only when the iterator knows it exactly (serde's
+    // private `iterator_len_hint`); otherwise patched in at the end.
+    let len = match iter.size_hint() {
         (lo, Some(hi)) if lo == hi => Some(lo),
         _ => None,
-    }
+    };
+    let mut seq = s.serialize_seq(len)?;
+    iter.try_for_each(|item| seq.serialize_element(&item))?;
+    seq.end()
 }
 
 /// `collect_str`'s text; an error from the `Display` impl is MESSAGE (the

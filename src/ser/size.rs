@@ -291,17 +291,13 @@ impl<const EXACT: bool> ser::Serializer for &mut Counter<EXACT> {
         self.serialize_tuple_variant(n, idx, v, len)
     }
 
-    /// As the real serializer's: serde's default with an inline hint.
     #[inline]
     fn collect_seq<I>(self, iter: I) -> R
     where
         I: IntoIterator,
         I::Item: Serialize,
     {
-        let mut iter = iter.into_iter();
-        let mut seq = ser::Serializer::serialize_seq(self, super::exact_len(&iter))?;
-        iter.try_for_each(|item| ser::SerializeSeq::serialize_element(&mut seq, &item))?;
-        ser::SerializeSeq::end(seq)
+        super::collect_seq(self, iter)
     }
 
     fn collect_str<T: ?Sized + fmt::Display>(self, value: &T) -> R {
