@@ -379,6 +379,19 @@ fn unknown_length_seq_is_count_prefixed() {
     kiln_serde::to_writer(&mut w, &Iter(5)).unwrap();
     assert_eq!(w, expected);
     assert_eq!(kiln_serde::serialized_size(&Iter(5)).unwrap(), 7);
+    // Into a fixed slice, and appended after bytes already in the buffer:
+    // the count is patched at its own position, not at the buffer's start.
+    let mut buf = [0xaa; 9];
+    assert_eq!(kiln_serde::to_slice(&mut buf, &Iter(5)).unwrap(), 7);
+    assert_eq!(buf[..7], expected[..]);
+    assert_eq!(buf[7..], [0xaa, 0xaa]);
+    let mut out = vec![0xee, 0xff];
+    kiln_serde::to_extend(&mut out, &Iter(5)).unwrap();
+    assert_eq!(out[..2], [0xee, 0xff]);
+    assert_eq!(out[2..], expected[..]);
+    // Inside a struct, after a field: a patch that is not at offset 0.
+    let nested = kiln_serde::to_vec(&(7u16, Iter(3))).unwrap();
+    assert_eq!(nested, hex("0700 02000000 0002"));
 }
 
 #[test]
