@@ -401,9 +401,13 @@ impl<'a> WriteCursor<'a> {
 pub(crate) fn put_counted(out: &mut Vec<u8>, count: u32, bytes: &[u8]) {
     // A slice is at most isize::MAX bytes, so 4 + len does not overflow.
     let n = 4 + bytes.len();
-    out.reserve(n);
     let len = out.len();
-    // SAFETY: `reserve(n)` left `capacity - len >= n`, so the 4 + `bytes.len()`
+    // No overflow: both are at most isize::MAX.
+    if len + n > out.capacity() {
+        grow(out, n);
+    }
+    // SAFETY: `capacity - len >= n` (tested, or made by `reserve(n)`,
+    // which keeps the length), so the 4 + `bytes.len()`
     // bytes written from `len` on lie inside the allocation; `bytes` is a
     // separate borrow, so it does not overlap `out`'s spare capacity; after
     // both copies the first `len + n` bytes are initialized, which is what
@@ -416,9 +420,38 @@ pub(crate) fn put_counted(out: &mut Vec<u8>, count: u32, bytes: &[u8]) {
     }
 }
 
+/// Appends `bytes`: `extend_from_slice` with the room tested as
+/// `len + n > capacity` (a compare) rather than std's `capacity - len < n`
+/// (a copy, a subtraction and a compare), once per value written.
+#[inline]
+pub(crate) fn append(out: &mut Vec<u8>, bytes: &[u8]) {
+    let len = out.len();
+    // No overflow: both are at most isize::MAX.
+    if len + bytes.len() > out.capacity() {
+        grow(out, bytes.len());
+    }
+    // SAFETY: `capacity - len >= bytes.len()` (tested, or made by
+    // `reserve`, which keeps the length), so the bytes written from `len`
+    // on lie inside the allocation; `bytes` is a separate borrow, so it
+    // does not overlap `out`'s spare capacity; after the copy the first
+    // `len + bytes.len()` bytes are initialized, which is what `set_len`
+    // needs.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr().add(len), bytes.len());
+        out.set_len(len + bytes.len());
+    }
+}
+
+/// `reserve(n)`, out of line: the append's rare path.
+#[cold]
+#[inline(never)]
+fn grow(out: &mut Vec<u8>, n: usize) {
+    out.reserve(n);
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{put_counted, str_from_utf8, Block64, Cursor, ThinBox, WriteCursor};
+    use super::{append, put_counted, str_from_utf8, Block64, Cursor, ThinBox, WriteCursor};
 
     #[test]
     fn put_counted_is_two_appends() {
@@ -444,6 +477,34 @@ mod tests {
         let head = v.clone();
         put_counted(&mut v, 3, &head);
         assert_eq!(v, b"abc\x03\0\0\0abc");
+    }
+
+    #[test]
+    fn append_is_extend_from_slice() {
+        // Every length around the growth points, into empty, exactly
+        // full, nearly full and roomy buffers, and a series of small
+        // appends that grows the buffer many times.
+        let data: Vec<u8> = (0..200u32).map(|i| (i * 11 + 5) as u8).collect();
+        for cap in [0usize, 1, 4, 5, 8, 16, 63, 64, 65] {
+            for pre in 0..=cap.min(9) {
+                for n in [0usize, 1, 3, 4, 5, 8, 16, 31, 64, 199] {
+                    let mut got = Vec::with_capacity(cap);
+                    got.extend_from_slice(&data[..pre]);
+                    let mut want = got.clone();
+                    append(&mut got, &data[..n]);
+                    want.extend_from_slice(&data[..n]);
+                    assert_eq!(got, want, "cap {cap} pre {pre} n {n}");
+                    assert!(got.capacity() >= got.len());
+                }
+            }
+        }
+        let (mut got, mut want) = (Vec::new(), Vec::new());
+        for i in 0..1000 {
+            let piece = &data[i % 7..i % 7 + i % 17];
+            append(&mut got, piece);
+            want.extend_from_slice(piece);
+        }
+        assert_eq!(got, want);
     }
 
     #[test]

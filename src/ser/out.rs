@@ -58,7 +58,7 @@ macro_rules! vec_out {
 
             #[inline]
             fn put(&mut self, b: &[u8]) {
-                self.0.extend_from_slice(b);
+                crate::raw::append(&mut self.0, b);
             }
 
             #[inline]
