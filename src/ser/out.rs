@@ -63,7 +63,7 @@ macro_rules! vec_out {
 
             #[inline]
             fn push(&mut self, b: u8) {
-                self.0.push(b);
+                crate::raw::push(&mut self.0, b);
             }
 
             #[inline]
