@@ -209,6 +209,17 @@ impl<'w, O: Out> Serializer<'w, O> {
         )
     }
 
+    /// A `Vec<u8>`, `[u8]`, `Vec<bool>` or `[bool]` given to `collect_seq`:
+    /// the bytes `serialize_seq` and one `serialize_u8` or
+    /// `serialize_bool` per element write, errors included, with one copy.
+    fn byte_seq(&mut self, v: &[u8]) -> Result<()> {
+        self.enter()?;
+        self.put_count(v.len(), "sequence count")?;
+        self.write_raw_block(v)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
     fn write_raw_block(&mut self, v: &[u8]) -> Result<()> {
         // A tensor directory: the block in place, no count. Large blocks go
         // straight to a writer sink when nothing needs patching.
@@ -627,7 +638,10 @@ impl<'a, 'w, O: Out> ser::Serializer for &'a mut Serializer<'w, O> {
         I: IntoIterator,
         I::Item: Serialize,
     {
-        collect_seq(self, iter)
+        match crate::raw::byte_seq(&iter) {
+            Some(v) => self.byte_seq(v),
+            None => collect_seq(self, iter),
+        }
     }
 }
 

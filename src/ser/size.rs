@@ -297,6 +297,15 @@ impl<const EXACT: bool> ser::Serializer for &mut Counter<EXACT> {
         I: IntoIterator,
         I::Item: Serialize,
     {
+        if let Some(v) = crate::raw::byte_seq(&iter) {
+            // As `serialize_seq(Some(len))` and one byte per element.
+            self.vouch(fits(v.len()));
+            self.enter();
+            self.add(4);
+            self.add(v.len());
+            self.leave();
+            return Ok(());
+        }
         super::collect_seq(self, iter)
     }
 
