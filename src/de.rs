@@ -24,6 +24,7 @@ use crate::token;
 
 pub use crate::read::{IoRead, SliceRead};
 
+mod bytes;
 mod key;
 
 /// Size hint for a stream, where the bytes that remain are unknown.
@@ -338,12 +339,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         match self.u8()? {
             0 => visitor.visit_bool(false),
             1 => visitor.visit_bool(true),
-            b => Err(Error::detailed(
-                ErrorCode::Type,
-                at,
-                ErrorDetail::BadBool(b),
-                format_args!("bool byte 0x{b:02x} is not 0 or 1"),
-            )),
+            b => Err(bad_bool(b, at)),
         }
         .map_err(|e: Error| e.or_offset(at))
     }
@@ -474,6 +470,19 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         }
         let (n, at) = self.count()?;
         self.enter(at)?;
+        if bytes::is_byte_vec_visitor::<V>() {
+            match self.byte_vec(n) {
+                Ok(None) => {}
+                Ok(Some(v)) => {
+                    self.depth -= 1;
+                    return Ok(v);
+                }
+                Err(e) => {
+                    self.depth -= 1;
+                    return Err(e);
+                }
+            }
+        }
         let hint = self.hint(n);
         let r = visit_seq_exact(self, n, hint, at, visitor);
         self.unhint(hint);
@@ -561,6 +570,18 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
 
 /// Visits exactly `n` elements; a visitor that stops early is an error
 /// (the rest of the bytes would otherwise be misread).
+#[inline]
+/// A `bool` byte that is neither 0 nor 1, at offset `at`.
+#[cold]
+fn bad_bool(b: u8, at: u64) -> Error {
+    Error::detailed(
+        ErrorCode::Type,
+        at,
+        ErrorDetail::BadBool(b),
+        format_args!("bool byte 0x{b:02x} is not 0 or 1"),
+    )
+}
+
 #[inline]
 fn visit_seq_exact<'de, R: Read<'de>, V: Visitor<'de>>(
     de: &mut Deserializer<R>,

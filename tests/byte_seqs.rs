@@ -148,3 +148,98 @@ fn a_byte_sequence_round_trips() {
     let (b, f): (Vec<u8>, Vec<bool>) = kiln_serde::from_slice(&enc).unwrap();
     assert_eq!((b, f), (bytes, flags));
 }
+
+/// A user's visitor whose output type is `Vec<u8>` / `Vec<bool>` but which
+/// does something of its own with the elements: the decoder must call it,
+/// not build the vector itself.
+struct Each2<T>(Vec<T>);
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Each2<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = Vec<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a sequence")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Vec<T>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(x) = a.next_element()? {
+                    out.insert(0, x); // reversed: proof this visitor ran
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_seq(V(std::marker::PhantomData)).map(Each2)
+    }
+}
+
+fn errors_agree<F: serde::de::DeserializeOwned, S: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    opts: &Options,
+) -> String {
+    let fast = opts.from_slice::<F>(bytes).err().map(|e| format!("{e:?}"));
+    let slow = opts.from_slice::<S>(bytes).err().map(|e| format!("{e:?}"));
+    assert_eq!(fast, slow, "bytes {bytes:02x?}");
+    // A stream reads element by element in both cases.
+    let streamed = opts
+        .from_reader::<_, F>(bytes)
+        .err()
+        .map(|e| format!("{e:?}"));
+    let streamed_slow = opts
+        .from_reader::<_, S>(bytes)
+        .err()
+        .map(|e| format!("{e:?}"));
+    assert_eq!(streamed, streamed_slow, "bytes {bytes:02x?}");
+    fast.unwrap_or_default()
+}
+
+#[test]
+fn a_byte_vec_decodes_as_its_elements_would() {
+    let (bytes, flags) = pair(300);
+    // The value: through serde's `Vec` (the one-copy path), a user's
+    // visitor (the element path: reversed), and a stream.
+    let enc = kiln_serde::to_vec(&(&bytes, &flags)).unwrap();
+    let got: (Vec<u8>, Vec<bool>) = kiln_serde::from_slice(&enc).unwrap();
+    assert_eq!(got, (bytes.clone(), flags.clone()));
+    let each: (Each2<u8>, Each2<bool>) = kiln_serde::from_slice(&enc).unwrap();
+    let (mut rb, mut rf) = (bytes.clone(), flags.clone());
+    rb.reverse();
+    rf.reverse();
+    assert_eq!((each.0 .0, each.1 .0), (rb, rf));
+    let streamed: (Vec<u8>, Vec<bool>) = kiln_serde::from_reader(&enc[..]).unwrap();
+    assert_eq!(streamed, (bytes, flags));
+
+    let opts = Options::new();
+    // A bool byte above 1, first, in the middle, last: TYPE at its offset.
+    for at in [0usize, 2, 4] {
+        let mut b = vec![5, 0, 0, 0, 1, 0, 1, 1, 0];
+        b[4 + at] = 2;
+        let e = errors_agree::<Vec<bool>, Each2<bool>>(&b, &opts);
+        assert!(e.contains("TYPE"), "{e}");
+        let err = opts.from_slice::<Vec<bool>>(&b).unwrap_err();
+        assert_eq!(err.offset(), Some(4 + at as u64));
+    }
+    // Short input, empty input, a count alone, trailing bytes.
+    for b in [
+        &[9u8, 0, 0, 0, 1, 2, 3][..],
+        &[][..],
+        &[3, 0][..],
+        &[0, 0, 0, 0][..],
+        &[1, 0, 0, 0, 1, 1][..],
+    ] {
+        errors_agree::<Vec<u8>, Each2<u8>>(b, &opts);
+        errors_agree::<Vec<bool>, Each2<bool>>(b, &opts);
+    }
+    // The caps: count, depth, a total limit that cuts the bytes.
+    let b = [4u8, 0, 0, 0, 1, 0, 1, 0];
+    for opts in [
+        Options::new().with_max_count(3),
+        Options::new().with_max_depth(0),
+        Options::new().with_limit(6),
+    ] {
+        let e = errors_agree::<Vec<u8>, Each2<u8>>(&b, &opts);
+        assert!(e.contains("LIMIT"), "{e}");
+        errors_agree::<Vec<bool>, Each2<bool>>(&b, &opts);
+    }
+}

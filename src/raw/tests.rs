@@ -1,7 +1,8 @@
 //! Unit tests of the unsafe pieces (`.ci/run` runs them under valgrind).
 
 use super::{
-    append, byte_seq, push, put_counted, str_from_utf8, Block64, Cursor, ThinBox, WriteCursor,
+    append, byte_seq, byte_vec_as, push, put_counted, str_from_utf8, Block64, Cursor, ThinBox,
+    WriteCursor,
 };
 
 #[test]
@@ -82,6 +83,23 @@ fn byte_seq_sees_only_byte_and_bool_sequences() {
         byte_seq(&&std::collections::VecDeque::from(vec![1u8])),
         None
     );
+}
+
+#[test]
+fn byte_vec_as_moves_only_into_byte_and_bool_vectors() {
+    let v = vec![0u8, 1, 7, 255];
+    assert_eq!(byte_vec_as::<Vec<u8>>(v.clone()), Ok(v.clone()));
+    let mut roomy = Vec::with_capacity(100);
+    roomy.extend_from_slice(&[1u8, 0, 1]);
+    let b = byte_vec_as::<Vec<bool>>(roomy).unwrap();
+    assert_eq!(b, [true, false, true]);
+    assert!(b.capacity() >= 100);
+    drop(b); // freed once, with its own layout (valgrind checks)
+    assert_eq!(byte_vec_as::<Vec<bool>>(Vec::new()), Ok(Vec::new()));
+    assert_eq!(byte_vec_as::<Vec<bool>>(v.clone()), Err(v.clone()));
+    assert_eq!(byte_vec_as::<Vec<i8>>(v.clone()), Err(v.clone()));
+    assert_eq!(byte_vec_as::<String>(v.clone()), Err(v.clone()));
+    assert_eq!(byte_vec_as::<Box<[u8]>>(v.clone()), Err(v));
 }
 
 #[test]

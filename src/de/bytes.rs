@@ -1,0 +1,88 @@
+//! `Vec<u8>` and `Vec<bool>` decoded with one copy. serde reads a
+//! `Vec<T>` through its own (private) visitor, one `next_element` per
+//! byte. When the visitor handed to `deserialize_seq` is exactly that
+//! visitor for `u8` or `bool` (its `TypeId`, learnt once by running
+//! `Vec::<u8>::deserialize` against a probe), the decoder takes the bytes
+//! at once: the same value, and for a `bool` byte that is not 0 or 1 the
+//! same error at the same offset. A user's visitor with the same output
+//! type is a different type and keeps the element path.
+
+use std::any::TypeId;
+use std::sync::OnceLock;
+
+use serde::de::{self, Deserialize, Visitor};
+
+use super::Deserializer;
+use crate::error::{Error, Result};
+use crate::read::Read;
+
+/// Whether `V` is serde's visitor for `Vec<u8>` or `Vec<bool>`. Free for
+/// every other output type (the first test folds to a constant).
+#[inline]
+pub(super) fn is_byte_vec_visitor<'de, V: Visitor<'de>>() -> bool {
+    let value = typeid::of::<V::Value>();
+    if value != typeid::of::<Vec<u8>>() && value != typeid::of::<Vec<bool>>() {
+        return false;
+    }
+    static IDS: OnceLock<[TypeId; 2]> = OnceLock::new();
+    IDS.get_or_init(|| [probe::<Vec<u8>>(), probe::<Vec<bool>>()])
+        .contains(&typeid::of::<V>())
+}
+
+/// The type of the visitor `T::deserialize` hands to `deserialize_seq`
+/// (the probe's own type, which no visitor has, if it hands none).
+fn probe<T: for<'a> Deserialize<'a>>() -> TypeId {
+    let mut p = Probe(None);
+    let _ = T::deserialize(&mut p);
+    p.0.unwrap_or_else(typeid::of::<Probe>)
+}
+
+struct Probe(Option<TypeId>);
+
+impl<'de> de::Deserializer<'de> for &mut Probe {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> std::result::Result<V::Value, Self::Error> {
+        Err(de::Error::custom("probe"))
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, _: V) -> std::result::Result<V::Value, Self::Error> {
+        self.0 = Some(typeid::of::<V>());
+        Err(de::Error::custom("probe"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+impl<'de, R: Read<'de>> Deserializer<R> {
+    /// The `n` elements of a `Vec<u8>` / `Vec<bool>` (`T`) whose count was
+    /// just read, with one copy: `None` (nothing read) when the input may
+    /// not hold them all, so that the element path reports where it ends.
+    pub(super) fn byte_vec<T>(&mut self, n: usize) -> Result<Option<T>> {
+        if !self.read.remaining().is_some_and(|r| r >= n) {
+            return Ok(None);
+        }
+        let at = self.read.offset();
+        let bytes = self
+            .read
+            .take(n, at, &mut self.scratch)?
+            .as_slice()
+            .to_vec();
+        match crate::raw::byte_vec_as::<T>(bytes) {
+            Ok(v) => Ok(Some(v)),
+            // A `Vec<bool>` with a byte above 1: the element path's error.
+            Err(bytes) => match bytes.iter().position(|&b| b > 1) {
+                Some(i) => Err(super::bad_bool(bytes[i], at + i as u64)),
+                None => Err(Error::at(
+                    crate::error::ErrorCode::Message,
+                    at,
+                    "byte sequence read as a type other than Vec<u8> or Vec<bool>",
+                )),
+            },
+        }
+    }
+}
