@@ -568,9 +568,6 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
     }
 }
 
-/// Visits exactly `n` elements; a visitor that stops early is an error
-/// (the rest of the bytes would otherwise be misread).
-#[inline]
 /// A `bool` byte that is neither 0 nor 1, at offset `at`.
 #[cold]
 fn bad_bool(b: u8, at: u64) -> Error {
@@ -582,6 +579,8 @@ fn bad_bool(b: u8, at: u64) -> Error {
     )
 }
 
+/// Visits exactly `n` elements; a visitor that stops early is an error
+/// (the rest of the bytes would otherwise be misread).
 #[inline]
 fn visit_seq_exact<'de, R: Read<'de>, V: Visitor<'de>>(
     de: &mut Deserializer<R>,

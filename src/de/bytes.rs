@@ -75,8 +75,8 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         match crate::raw::byte_vec_as::<T>(bytes) {
             Ok(v) => Ok(Some(v)),
             // A `Vec<bool>` with a byte above 1: the element path's error.
-            Err(bytes) => match bytes.iter().position(|&b| b > 1) {
-                Some(i) => Err(super::bad_bool(bytes[i], at + i as u64)),
+            Err(bytes) => match bytes.iter().enumerate().find(|&(_, &b)| b > 1) {
+                Some((i, &b)) => Err(super::bad_bool(b, at + i as u64)),
                 None => Err(Error::at(
                     crate::error::ErrorCode::Message,
                     at,
