@@ -400,7 +400,9 @@ impl<'a> WriteCursor<'a> {
     /// Writes a 4-byte count and then `b` when both fit, with one test.
     #[inline]
     pub(crate) fn put_counted(&mut self, count: u32, b: &[u8]) -> bool {
-        // No overflow: both lengths are at most isize::MAX.
+        // No overflow: `buf` and `b` are two live allocations (a unique and
+        // a shared borrow), so `pos + b.len()` stays far below
+        // `usize::MAX - 4`.
         let end = self.pos + (4 + b.len());
         if end > self.buf.len() {
             return false;
@@ -430,10 +432,11 @@ impl<'a> WriteCursor<'a> {
 /// LLVM cannot carry "room for 4 + n" across the first append.
 #[inline]
 pub(crate) fn put_counted(out: &mut Vec<u8>, count: u32, bytes: &[u8]) {
-    // A slice is at most isize::MAX bytes, so 4 + len does not overflow.
     let n = 4 + bytes.len();
     let len = out.len();
-    // No overflow: both are at most isize::MAX.
+    // No overflow: `out` and `bytes` are two live allocations (`bytes` is
+    // borrowed apart from `out`), so their lengths together stay far below
+    // `usize::MAX - 4` in any address space.
     if len + n > out.capacity() {
         grow(out, n);
     }
@@ -457,7 +460,7 @@ pub(crate) fn put_counted(out: &mut Vec<u8>, count: u32, bytes: &[u8]) {
 #[inline]
 pub(crate) fn append(out: &mut Vec<u8>, bytes: &[u8]) {
     let len = out.len();
-    // No overflow: both are at most isize::MAX.
+    // No overflow: two live allocations' lengths (see `put_counted`).
     if len + bytes.len() > out.capacity() {
         grow(out, bytes.len());
     }

@@ -221,8 +221,9 @@ impl<'w, O: Out> Serializer<'w, O> {
     }
 
     fn write_raw_block(&mut self, v: &[u8]) -> Result<()> {
-        // A tensor directory: the block in place, no count. Large blocks go
-        // straight to a writer sink when nothing needs patching.
+        // Bytes in place, no count (a tensor directory, or the elements of a
+        // byte sequence after its count). Large blocks go straight to a
+        // writer sink when nothing needs patching.
         if self.pending == 0 && v.len() >= FLUSH_AT && O::STREAM {
             self.flush()?;
             if let Some(limit) = self.limit {
