@@ -1,4 +1,4 @@
-//! All of the crate's `unsafe` code, nine pieces, each there for a measured
+//! All of the crate's `unsafe` code, ten pieces, each there for a measured
 //! reason (the numbers are below, and the commits that added them carry the
 //! measurements), each block with a `// SAFETY:` comment and unit tests
 //! in `raw/tests.rs`.
@@ -60,19 +60,20 @@
 //!    hand so that the library does not build bytemuck's derive macro (a
 //!    second proc-macro crate in every user's build).
 //!
-//! 6. [`WriteCursor`]: `to_slice`'s position in the caller's buffer, with
-//!    `pos <= len` as a type invariant, so the room left is `buf[pos..]`
-//!    without the test safe code repeats on every write: one length test
-//!    per value written. callgrind, `to_slice` under the LTO bench
-//!    profile, against the safe `buf.get_mut(pos..)?.get_mut(..n)`: `mesh`
-//!    16.88M -> 15.63M instructions, `log` 1.97M -> 1.91M, `savedata`
-//!    2.18M -> 2.13M, `updates` 11.90M -> 11.51M. `put` and
-//!    `put_counted` then test `pos + n <= len` and copy by pointer (the
-//!    `len - pos >= n` form took a copy and a subtraction more), LTO / no
-//!    LTO: `mesh` 11.38M -> 10.38M / 12.75M -> 11.88M, `log` 1.58M ->
-//!    1.39M / 1.63M -> 1.62M, `savedata` 1.78M -> 1.62M / 1.85M -> 1.75M,
-//!    `updates` 10.10M -> 9.06M / 9.84M -> 9.09M. (`push` keeps its
-//!    `pos < len` test: the same form there cost `log` 0.06M without LTO.)
+//! 6. [`WriteCursor`]: `to_slice`'s position in the caller's buffer.
+//!    `put` and `put_counted` test `pos + n <= len` once and copy by
+//!    pointer, against the safe `buf.get_mut(pos..)?.get_mut(..n)`
+//!    (callgrind, `to_slice`, LTO: `mesh` 16.88M -> 15.63M instructions,
+//!    `log` 1.97M -> 1.91M, `savedata` 2.18M -> 2.13M, `updates` 11.90M ->
+//!    11.51M), and the `len - pos >= n` form (a copy and a subtraction
+//!    more; LTO / no LTO: `mesh` 11.38M -> 10.38M / 12.75M -> 11.88M,
+//!    `log` 1.58M -> 1.39M / 1.63M -> 1.62M, `savedata` 1.78M -> 1.62M /
+//!    1.85M -> 1.75M, `updates` 10.10M -> 9.06M / 9.84M -> 9.09M). A
+//!    refused write moves the position one past the end instead of
+//!    leaving it (`mesh` 10.38M -> 7.88M / 11.88M -> 7.88M, `updates`
+//!    6.64M -> 5.94M / 6.50M -> 6.14M, `savedata` 1.62M -> 1.80M / 1.75M
+//!    -> 1.80M). (`push` keeps its safe `get_mut(pos)`: the pointer form
+//!    there cost `log` 0.06M without LTO.)
 //!
 //! 7. `map_file` (feature `mmap`): the read-only file mapping behind
 //!    `TensorsFile`; its contract is stated on the function.
@@ -92,6 +93,14 @@
 //!    which its `TypeId` says it is. callgrind, `updates` decode, LTO / no
 //!    LTO: 34.39M -> 30.68M / 40.04M -> 33.50M; the other datasets
 //!    unchanged.
+//!
+//! 10. [`copy_short`]: a string's bytes (`put_counted`, both outputs)
+//!     copied with two overlapping word loads and stores up to 32 bytes
+//!     instead of a `memcpy` call. callgrind, the `Vec` outputs, LTO / no
+//!     LTO: `savedata` to_vec 2.15M -> 2.12M / 2.18M -> 2.15M, reused
+//!     buffer 2.05M -> 2.02M / 2.10M -> 2.07M, `log` 1.58M -> 1.56M (LTO;
+//!     no LTO unchanged). In `WriteCursor` it cost `savedata` and `log`
+//!     `to_slice` 0.03-0.04M without LTO, so that one keeps `memcpy`.
 //!
 //! Miri cannot run here (stable toolchain only); CI runs those tests
 //! under valgrind memcheck instead (`.ci/run`: no invalid read, write or
@@ -322,57 +331,84 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// A write position in a caller's buffer that never passes its end. Only
-/// the writes move it forward, each to an end `pos + n` they have just
-/// tested against `buf.len()` (one compare), so `written` can skip the
-/// `pos <= len` test and a write is a compare and a store.
+/// A write position in a caller's buffer. Only the writes move it, each
+/// to an end `pos + n` it has just tested against `buf.len()` (one
+/// compare). A write that does not fit is not stored: the position moves
+/// to one past the end (`len + 1`, full) whatever the write's length, and
+/// the rest of the bytes asked for go to `over`. So `pos <= len + 1`
+/// always, a full cursor stores nothing more, and `pos + over` counts
+/// every byte the writes asked for.
+///
+/// Moving on past the end, where the old cursor stayed put, lets LLVM keep
+/// one position through a run of writes: staying put joined the old and
+/// the new position after every write (callgrind, `to_slice` of `mesh`:
+/// 10.38 -> 7.88 M with LTO, 11.88 -> 7.88 M without; BENCHMARKS.md).
 pub(crate) struct WriteCursor<'a> {
     buf: &'a mut [u8],
-    /// Invariant: `pos <= buf.len()`.
+    /// Invariant: `pos <= buf.len() + 1`; `buf.len() + 1` is full.
     pos: usize,
+    /// Bytes asked for past `pos` once full (saturating).
+    over: usize,
 }
 
 impl<'a> WriteCursor<'a> {
     /// At the start of `buf`.
     #[inline]
     pub(crate) fn new(buf: &'a mut [u8]) -> Self {
-        WriteCursor { buf, pos: 0 }
+        WriteCursor {
+            buf,
+            pos: 0,
+            over: 0,
+        }
     }
 
-    /// Bytes written.
+    /// Bytes written or, once full, asked for.
     #[inline]
-    pub(crate) fn pos(&self) -> usize {
-        self.pos
+    pub(crate) fn needed(&self) -> usize {
+        self.pos.saturating_add(self.over)
     }
 
-    /// The buffer's size.
+    /// Whether a write did not fit.
     #[inline]
-    pub(crate) fn capacity(&self) -> usize {
-        self.buf.len()
+    pub(crate) fn is_full(&self) -> bool {
+        self.pos > self.buf.len()
     }
 
-    /// The bytes written.
+    /// The bytes written; `None` once full.
     #[inline]
-    pub(crate) fn written(&self) -> &[u8] {
-        // SAFETY: `pos <= buf.len()` (the field's invariant), so the range
-        // is in bounds.
-        unsafe { self.buf.get_unchecked(..self.pos) }
+    pub(crate) fn written(&self) -> Option<&[u8]> {
+        self.buf.get(..self.pos)
     }
 
-    /// The bytes written, to patch in place.
+    /// As [`written`](Self::written), to patch in place.
     #[inline]
-    pub(crate) fn written_mut(&mut self) -> &mut [u8] {
-        // SAFETY: as in `written`.
-        unsafe { self.buf.get_unchecked_mut(..self.pos) }
+    pub(crate) fn written_mut(&mut self) -> Option<&mut [u8]> {
+        self.buf.get_mut(..self.pos)
     }
 
-    /// Writes `b` when it fits; false (nothing written) when not.
+    /// A write ending at `end > buf.len()` that is not stored: the
+    /// position goes to one past the end, the rest of `end` to `over`.
+    /// Cold but inline: out of line (or the position alone, without the
+    /// count) it cost more; see BENCHMARKS.md.
+    #[cold]
+    #[inline]
+    fn refuse(&mut self, end: usize) -> bool {
+        // No overflow: `buf.len() <= isize::MAX`; and `end >= len + 1`.
+        let past = self.buf.len() + 1;
+        self.over = self.over.saturating_add(end - past);
+        self.pos = past;
+        false
+    }
+
+    /// Writes `b` when it fits; false (nothing written, full) when not.
     #[inline]
     pub(crate) fn put(&mut self, b: &[u8]) -> bool {
-        // No overflow: both lengths are at most isize::MAX.
+        // No overflow: `pos <= buf.len() + 1`, and `buf` and `b` are two
+        // live allocations (a unique and a shared borrow), so their lengths
+        // together stay far below `usize::MAX - 1`.
         let end = self.pos + b.len();
         if end > self.buf.len() {
-            return false;
+            return self.refuse(end);
         }
         // SAFETY: `pos + b.len() <= buf.len()` was just checked, so the
         // destination is in bounds; `b` is a shared borrow and `buf` a
@@ -393,19 +429,18 @@ impl<'a> WriteCursor<'a> {
                 self.pos += 1;
                 true
             }
-            None => false,
+            // No overflow: `pos <= buf.len() + 1`.
+            None => self.refuse(self.pos + 1),
         }
     }
 
     /// Writes a 4-byte count and then `b` when both fit, with one test.
     #[inline]
     pub(crate) fn put_counted(&mut self, count: u32, b: &[u8]) -> bool {
-        // No overflow: `buf` and `b` are two live allocations (a unique and
-        // a shared borrow), so `pos + b.len()` stays far below
-        // `usize::MAX - 4`.
+        // No overflow: as in `put`, with 4 more.
         let end = self.pos + (4 + b.len());
         if end > self.buf.len() {
-            return false;
+            return self.refuse(end);
         }
         // SAFETY: `pos + 4 + b.len() <= buf.len()` was just checked, so
         // both destinations are in bounds; `b` is a shared borrow and `buf`
@@ -419,10 +454,62 @@ impl<'a> WriteCursor<'a> {
         true
     }
 
-    /// Moves the position back to `n` (no effect when `n >= pos`).
+    /// Moves the position back to `n` (no effect when `n >= pos`). Only
+    /// while not full.
     #[inline]
     pub(crate) fn truncate(&mut self, n: usize) {
         self.pos = self.pos.min(n);
+    }
+}
+
+/// Copies `src` to `dst`: up to 32 bytes with two overlapping loads and
+/// stores of the widest word that fits (no call), longer ones with
+/// `memcpy`. Strings are mostly short, and the call to `memcpy` made the
+/// serializer's loop save and restore its registers around every string.
+///
+/// # Safety
+/// `dst` is valid for `src.len()` bytes of writes and does not overlap
+/// `src`.
+#[inline(always)]
+unsafe fn copy_short(src: &[u8], dst: *mut u8) {
+    let n = src.len();
+    let s = src.as_ptr();
+    // SAFETY (every branch): each load reads `size_of` word bytes from
+    // `s` or `s + n - size_of`, inside `src` because `n >= size_of`; each
+    // store writes the same ranges of `dst`, inside the `n` bytes the
+    // caller vouches for. The two words overlap when `n < 2 * size_of`,
+    // writing the same bytes twice.
+    unsafe {
+        if n > 32 {
+            std::ptr::copy_nonoverlapping(s, dst, n);
+        } else if n >= 16 {
+            let (a, b) = (
+                s.cast::<u128>().read_unaligned(),
+                s.add(n - 16).cast::<u128>().read_unaligned(),
+            );
+            dst.cast::<u128>().write_unaligned(a);
+            dst.add(n - 16).cast::<u128>().write_unaligned(b);
+        } else if n >= 8 {
+            let (a, b) = (
+                s.cast::<u64>().read_unaligned(),
+                s.add(n - 8).cast::<u64>().read_unaligned(),
+            );
+            dst.cast::<u64>().write_unaligned(a);
+            dst.add(n - 8).cast::<u64>().write_unaligned(b);
+        } else if n >= 4 {
+            let (a, b) = (
+                s.cast::<u32>().read_unaligned(),
+                s.add(n - 4).cast::<u32>().read_unaligned(),
+            );
+            dst.cast::<u32>().write_unaligned(a);
+            dst.add(n - 4).cast::<u32>().write_unaligned(b);
+        } else if n > 0 {
+            // 1 to 3 bytes: the first, the middle and the last.
+            let (a, b, c) = (*s, *s.add(n / 2), *s.add(n - 1));
+            *dst = a;
+            *dst.add(n / 2) = b;
+            *dst.add(n - 1) = c;
+        }
     }
 }
 
@@ -449,7 +536,7 @@ pub(crate) fn put_counted(out: &mut Vec<u8>, count: u32, bytes: &[u8]) {
     unsafe {
         let dst = out.as_mut_ptr().add(len);
         std::ptr::copy_nonoverlapping(count.to_le_bytes().as_ptr(), dst, 4);
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst.add(4), bytes.len());
+        copy_short(bytes, dst.add(4));
         out.set_len(len + n);
     }
 }

@@ -354,13 +354,14 @@ pub(crate) fn fill_slice<const N: usize, T: ?Sized + Serialize>(
     value: &T,
     limits: &Limits,
 ) -> Result<usize> {
+    let capacity = buf.len();
     let mut ser = Serializer::with_sink(SliceOut::new(buf), Sink::None, limits);
     ser.put(&head);
     ser.prefix = N as u64;
     value.serialize(&mut ser)?;
     ser.check_limit()?;
     if ser.out.is_full() {
-        return Err(buffer_full(ser.out.len(), ser.out.capacity()));
+        return Err(buffer_full(ser.out.len(), capacity));
     }
     Ok(ser.out.len())
 }

@@ -366,6 +366,43 @@ fn duplicate_keys_on_encode_are_type() {
 }
 
 #[test]
+fn a_full_slice_stores_nothing_after_a_refused_write_and_counts_every_byte() {
+    let v = (serde_bytes::Bytes::new(&[7; 6]), 1u8, 2u8);
+    let want = kiln_serde::to_vec(&v).unwrap();
+    assert_eq!(want, hex("06000000 070707070707 01 02"));
+    for cap in 0..want.len() {
+        let mut buf = vec![0u8; cap];
+        let e = kiln_serde::to_slice(&mut buf, &v).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (ErrorCode::Limit, Some(cap as u64)));
+        assert_eq!(e.detail(), kiln_serde::error::ErrorDetail::BufferFull(12));
+        // Writes are stored up to the first that does not fit, and none
+        // after it, even a byte that would fit in the room left.
+        let stored = match cap {
+            0..=9 => 0,
+            10 => 10,
+            _ => 11,
+        };
+        assert_eq!(buf[..stored], want[..stored], "cap {cap}");
+        assert!(buf[stored..].iter().all(|&b| b == 0), "cap {cap}");
+    }
+    let mut buf = [0u8; 12];
+    assert_eq!(kiln_serde::to_slice(&mut buf, &v).unwrap(), 12);
+    assert_eq!(buf[..], want[..]);
+    // Nesting past the depth cap after the buffer is full: the depth
+    // error, at the offset to_vec gives it (not at the buffer's end).
+    let deep = (7u64, Some(Some(Some(vec![5u32; 3]))));
+    let opts = kiln_serde::Options::new().with_max_depth(3);
+    let want = opts.to_vec(&deep).unwrap_err();
+    assert_eq!(want.offset(), Some(11));
+    let e = opts.to_slice(&mut [0u8; 2], &deep).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (want.code(), want.offset()));
+    assert_eq!(e.detail(), want.detail());
+    // With room to spare the first pass gives the same error.
+    let e = opts.to_slice(&mut [0u8; 64], &deep).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (want.code(), want.offset()));
+}
+
+#[test]
 fn unknown_length_seq_is_count_prefixed() {
     struct Iter(u8);
     impl Serialize for Iter {

@@ -1,8 +1,8 @@
 //! Unit tests of the unsafe pieces (`.ci/run` runs them under valgrind).
 
 use super::{
-    append, byte_seq, byte_vec_as, push, put_counted, str_from_utf8, Block64, Cursor, ThinBox,
-    WriteCursor,
+    append, byte_seq, byte_vec_as, copy_short, push, put_counted, str_from_utf8, Block64, Cursor,
+    ThinBox, WriteCursor,
 };
 
 /// `op` and `model` leave the same buffer for every length around the
@@ -121,7 +121,8 @@ fn write_cursor_never_passes_the_end() {
         let mut buf = vec![0xEEu8; cap];
         let mut c = WriteCursor::new(&mut buf);
         let mut want = Vec::new();
-        for step in 0..8u8 {
+        let (mut full, mut asked) = (false, 0);
+        for step in 0..9u8 {
             let ok = match step % 3 {
                 0 => c.put(&[step; 3]),
                 1 => c.push(step),
@@ -132,20 +133,33 @@ fn write_cursor_never_passes_the_end() {
                 1 => vec![step],
                 _ => vec![step, 0, 0, 0, step],
             };
-            assert_eq!(ok, want.len() + piece.len() <= cap, "cap {cap} step {step}");
-            if ok {
+            // Once a write is refused nothing more is stored, even a
+            // piece that would fit in the room left.
+            asked += piece.len();
+            let fits = !full && want.len() + piece.len() <= cap;
+            assert_eq!(ok, fits, "cap {cap} step {step}");
+            if fits {
                 want.append(&mut piece);
+            } else {
+                full = true;
             }
-            assert_eq!(c.written(), &want[..]);
-            assert!(c.pos() <= c.capacity());
+            assert_eq!(c.is_full(), full);
+            assert_eq!(c.needed(), asked);
+            assert_eq!(c.written(), (!full).then_some(&want[..]));
+            assert_eq!(c.written_mut().is_some(), !full);
         }
-        c.truncate(c.pos() + 5);
-        assert_eq!(c.pos(), want.len());
-        c.truncate(1);
-        assert_eq!(c.written().len(), want.len().min(1));
-        if let Some(b) = c.written_mut().first_mut() {
-            *b = 0x77;
+        if !full {
+            c.truncate(c.needed() + 5);
+            assert_eq!(c.needed(), want.len());
+            c.truncate(1);
+            assert_eq!(c.written().map(<[u8]>::len), Some(want.len().min(1)));
+            if let Some(b) = c.written_mut().and_then(|w| w.first_mut()) {
+                *b = 0x77;
+                want[0] = 0x77;
+            }
         }
+        assert_eq!(buf[..want.len()], want[..]);
+        assert!(buf[want.len()..].iter().all(|&b| b == 0xEE), "cap {cap}");
     }
 }
 
@@ -258,4 +272,20 @@ fn crosses_threads() {
         .join()
         .unwrap();
     assert_eq!(sum, 6);
+}
+
+#[test]
+fn copy_short_copies_every_length_and_nothing_around() {
+    let src: Vec<u8> = (0..80u8).map(|i| i.wrapping_mul(37) ^ 0x5a).collect();
+    for n in 0..=70 {
+        for at in [0usize, 1, 3, 8] {
+            let mut dst = vec![0xEEu8; at + n + 9];
+            // SAFETY: `dst[at..]` has room for `n` bytes; `src` is a
+            // separate allocation.
+            unsafe { copy_short(&src[1..1 + n], dst.as_mut_ptr().add(at)) };
+            assert_eq!(dst[at..at + n], src[1..1 + n], "n {n} at {at}");
+            assert!(dst[..at].iter().all(|&b| b == 0xEE), "n {n} at {at}");
+            assert!(dst[at + n..].iter().all(|&b| b == 0xEE), "n {n} at {at}");
+        }
+    }
 }
