@@ -69,11 +69,15 @@
 //!    more; LTO / no LTO: `mesh` 11.38M -> 10.38M / 12.75M -> 11.88M,
 //!    `log` 1.58M -> 1.39M / 1.63M -> 1.62M, `savedata` 1.78M -> 1.62M /
 //!    1.85M -> 1.75M, `updates` 10.10M -> 9.06M / 9.84M -> 9.09M). A
-//!    refused write moves the position one past the end instead of
-//!    leaving it (`mesh` 10.38M -> 7.88M / 11.88M -> 7.88M, `updates`
-//!    6.64M -> 5.94M / 6.50M -> 6.14M, `savedata` 1.62M -> 1.80M / 1.75M
-//!    -> 1.80M). (`push` keeps its safe `get_mut(pos)`: the pointer form
-//!    there cost `log` 0.06M without LTO.)
+//!    refused write moves the position to its end (counting) where it
+//!    used to stay put: `mesh` 10.38M -> 7.88M / 11.88M -> 7.88M,
+//!    `updates` 6.64M -> 4.25M / 6.50M -> 5.91M, `savedata` 1.62M ->
+//!    1.54M / 1.75M -> 1.67M, `log` 1.39M -> 1.34M / 1.62M -> 1.56M.
+//!    Moving it to one past the buffer's end and counting the rest in a
+//!    second field gave `savedata` 1.80M / 1.80M and `updates` 5.94M /
+//!    6.14M; without the count (a constant refusal LLVM computed before
+//!    every test) `mesh` 10.88M. (`push` keeps its safe `get_mut(pos)`:
+//!    the pointer form there cost `log` 0.06M without LTO.)
 //!
 //! 7. `map_file` (feature `mmap`): the read-only file mapping behind
 //!    `TensorsFile`; its contract is stated on the function.
@@ -333,39 +337,43 @@ impl<'a> Cursor<'a> {
 
 /// A write position in a caller's buffer. Only the writes move it, each
 /// to an end `pos + n` it has just tested against `buf.len()` (one
-/// compare). A write that does not fit is not stored: the position moves
-/// to one past the end (`len + 1`, full) whatever the write's length, and
-/// the rest of the bytes asked for go to `over`. So `pos <= len + 1`
-/// always, a full cursor stores nothing more, and `pos + over` counts
-/// every byte the writes asked for.
+/// compare). A write that does not fit is not stored, and the position
+/// moves to its end all the same: past `buf.len()` the cursor is full,
+/// stores nothing more (every later end is past it too) and goes on
+/// counting the bytes asked for, up to `FULL_MAX`.
 ///
-/// Moving on past the end, where the old cursor stayed put, lets LLVM keep
-/// one position through a run of writes: staying put joined the old and
-/// the new position after every write (callgrind, `to_slice` of `mesh`:
-/// 10.38 -> 7.88 M with LTO, 11.88 -> 7.88 M without; BENCHMARKS.md).
+/// Moving on, where the old cursor stayed put, lets LLVM keep one position
+/// through a run of writes: staying put joined the old and the new
+/// position after every write (callgrind, `to_slice`, LTO / no LTO:
+/// `mesh` 10.38 -> 7.88 M / 11.88 -> 7.88 M; see raw.rs piece 6).
 pub(crate) struct WriteCursor<'a> {
+    /// At most `FULL_MAX - 1` bytes, so that a full position (past it) fits
+    /// under `FULL_MAX`.
     buf: &'a mut [u8],
-    /// Invariant: `pos <= buf.len() + 1`; `buf.len() + 1` is full.
+    /// Bytes written or asked for; invariant: `pos <= FULL_MAX`.
     pos: usize,
-    /// Bytes asked for past `pos` once full (saturating).
-    over: usize,
 }
 
+/// Where a full cursor's count stops: below it, `pos + 4 + n` cannot
+/// overflow for any slice length `n` (at most `isize::MAX`).
+const FULL_MAX: usize = isize::MAX as usize - 8;
+
 impl<'a> WriteCursor<'a> {
-    /// At the start of `buf`.
+    /// At the start of `buf` (of which at most `FULL_MAX - 1` bytes are
+    /// used: no slice on a real machine is that long).
     #[inline]
     pub(crate) fn new(buf: &'a mut [u8]) -> Self {
+        let n = buf.len().min(FULL_MAX - 1);
         WriteCursor {
-            buf,
+            buf: &mut buf[..n],
             pos: 0,
-            over: 0,
         }
     }
 
     /// Bytes written or, once full, asked for.
     #[inline]
     pub(crate) fn needed(&self) -> usize {
-        self.pos.saturating_add(self.over)
+        self.pos
     }
 
     /// Whether a write did not fit.
@@ -387,25 +395,22 @@ impl<'a> WriteCursor<'a> {
     }
 
     /// A write ending at `end > buf.len()` that is not stored: the
-    /// position goes to one past the end, the rest of `end` to `over`.
-    /// Cold but inline: out of line (or the position alone, without the
-    /// count) it cost more; see BENCHMARKS.md.
+    /// position goes there all the same (counting), up to `FULL_MAX`,
+    /// which is past `buf.len()` too. Cold but inline: out of line it cost
+    /// more (the call kept registers busy), and a refusal that left the
+    /// position put or moved it to `buf.len() + 1` made LLVM join or
+    /// precompute positions on every write (raw.rs piece 6).
     #[cold]
     #[inline]
     fn refuse(&mut self, end: usize) -> bool {
-        // No overflow: `buf.len() <= isize::MAX`; and `end >= len + 1`.
-        let past = self.buf.len() + 1;
-        self.over = self.over.saturating_add(end - past);
-        self.pos = past;
+        self.pos = end.min(FULL_MAX);
         false
     }
 
     /// Writes `b` when it fits; false (nothing written, full) when not.
     #[inline]
     pub(crate) fn put(&mut self, b: &[u8]) -> bool {
-        // No overflow: `pos <= buf.len() + 1`, and `buf` and `b` are two
-        // live allocations (a unique and a shared borrow), so their lengths
-        // together stay far below `usize::MAX - 1`.
+        // No overflow: `pos <= FULL_MAX` and `b.len() <= isize::MAX`.
         let end = self.pos + b.len();
         if end > self.buf.len() {
             return self.refuse(end);
@@ -429,7 +434,7 @@ impl<'a> WriteCursor<'a> {
                 self.pos += 1;
                 true
             }
-            // No overflow: `pos <= buf.len() + 1`.
+            // No overflow: `pos <= FULL_MAX`.
             None => self.refuse(self.pos + 1),
         }
     }
@@ -437,7 +442,7 @@ impl<'a> WriteCursor<'a> {
     /// Writes a 4-byte count and then `b` when both fit, with one test.
     #[inline]
     pub(crate) fn put_counted(&mut self, count: u32, b: &[u8]) -> bool {
-        // No overflow: as in `put`, with 4 more.
+        // No overflow: `pos <= FULL_MAX` and `b.len() <= isize::MAX`.
         let end = self.pos + (4 + b.len());
         if end > self.buf.len() {
             return self.refuse(end);
