@@ -81,8 +81,9 @@ pub use options::Options;
 /// Like bincode 1's `serialize`, it calls `value.serialize` twice: a
 /// counting pass sizes the buffer, so the bytes are written into one
 /// allocation. A `Serialize` impl that can run only once (one that drains
-/// an iterator, say) must go through [`to_extend`] or [`to_writer`], which
-/// call it once.
+/// an iterator, say) must go through [`to_writer`], which calls it once
+/// (or [`to_extend`] into a buffer that has room for the value or no
+/// spare capacity at all).
 ///
 /// # Errors
 /// LIMIT for a seq/map/str/bytes longer than the wire maximum; TYPE for
@@ -115,8 +116,14 @@ pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(writer: W, value: &T)
 /// of [`to_vec`] (like postcard's `to_extend`). On error `out` keeps its
 /// old contents.
 ///
+/// It calls `value.serialize` once when `out` has room for the value (a
+/// reused buffer) or no spare capacity at all (it then grows). With some
+/// spare capacity but too little, the first call counts the bytes and a
+/// second writes them into the room reserved; a second call that writes
+/// another size is an error, never wrong bytes.
+///
 /// # Errors
-/// As [`to_vec`].
+/// As [`to_vec`]; MESSAGE when a second call writes another size.
 ///
 /// # Examples
 /// ```

@@ -143,8 +143,9 @@ impl Options {
     /// It calls `value.serialize` twice (as bincode 1's `serialize` does): a
     /// counting pass sizes the buffer, so the bytes are written into one
     /// allocation. A `Serialize` impl that can run only once (one that
-    /// drains an iterator, say) must go through [`Options::to_extend`] or
-    /// [`Options::to_writer`], which call it once.
+    /// drains an iterator, say) must go through [`Options::to_writer`],
+    /// which calls it once (or [`Options::to_extend`], as
+    /// [`crate::to_extend`] says).
     ///
     /// # Errors
     /// LIMIT for a seq/map/str/bytes longer than the wire maximum, nesting
@@ -164,10 +165,12 @@ impl Options {
 
     /// Encodes `value`, appending its bytes to `out`: the reused-buffer
     /// form of [`Options::to_vec`] (like postcard's `to_extend`). On error
-    /// `out` keeps its old contents.
+    /// `out` keeps its old contents. Calls `value.serialize` as
+    /// [`crate::to_extend`] does.
     ///
     /// # Errors
-    /// As [`Options::to_vec`].
+    /// As [`Options::to_vec`]; MESSAGE when a second call writes another
+    /// size.
     ///
     /// # Examples
     /// ```

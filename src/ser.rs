@@ -15,17 +15,20 @@ use crate::limits::Limits;
 use crate::token;
 
 mod block;
+mod entry;
 mod key;
 mod map;
 mod out;
 mod size;
 
 use block::BlockOnly;
+pub(crate) use entry::{
+    buffer_for, extend_with, fill_new, fill_slice, serialized_size, to_extend, to_vec, to_writer,
+};
 use key::KeySer;
 use map::Entry;
 pub use map::MapSer;
-pub(crate) use out::SliceOut;
-use out::{Out, StreamOut, VecOut};
+use out::{Out, StreamOut};
 
 /// Flush to the sink once this many bytes are buffered (outside maps).
 const FLUSH_AT: usize = 64 * 1024;
@@ -247,162 +250,6 @@ impl<'w, O: Out> Serializer<'w, O> {
         self.put(v);
         self.maybe_flush()
     }
-}
-
-/// Serializes into a new `Vec`.
-#[inline(never)]
-pub(crate) fn to_vec<T: ?Sized + Serialize>(value: &T, limits: &Limits) -> Result<Vec<u8>> {
-    fill_new(buffer_for(value, limits, 0), [], value, limits)
-}
-
-/// An empty buffer with room for `head` bytes and then `value`, sized by a
-/// counting pre-pass ([`size`]) so that the output is written into
-/// one allocation instead of a doubling series (each growth copies the
-/// bytes so far and touches fresh pages). The room is capped by the
-/// options' total limit, and a failed reservation just starts small.
-pub(crate) fn buffer_for<T: ?Sized + Serialize>(
-    value: &T,
-    limits: &Limits,
-    head: usize,
-) -> Vec<u8> {
-    let body = size::hint(value).unwrap_or(64);
-    let body = match limits.limit {
-        Some(limit) => body.min(usize::try_from(limit).unwrap_or(usize::MAX)),
-        None => body,
-    };
-    let want = head.saturating_add(body);
-    if want <= SMALL {
-        // Infallible and cheapest (try_reserve costs ~35 instructions more,
-        // 10% of a 32-byte message's encode).
-        return Vec::with_capacity(want);
-    }
-    // Large: fallible, so that a value whose real pass fails early (a str
-    // above the wire maximum) is not preceded by an abort on allocation.
-    let mut out = Vec::new();
-    if out.try_reserve_exact(want).is_err() {
-        out.reserve(head + 64);
-    }
-    out
-}
-
-/// Output sizes allocated with the plain infallible `with_capacity`.
-const SMALL: usize = 64 * 1024;
-
-/// Serializes, appending to `out` (a reused buffer: no second copy as with
-/// `to_writer`). On error `out` is left as it was.
-pub(crate) fn to_extend<T: ?Sized + Serialize>(
-    out: &mut Vec<u8>,
-    value: &T,
-    limits: &Limits,
-) -> Result<()> {
-    extend_with(out, [], value, limits)
-}
-
-/// Appends `head` (a frame header, or nothing) and then `value` to `out`:
-/// error offsets count the header, the size limit does not. On error `out`
-/// is cut back to its old length. The header is written after the buffer
-/// has moved into the serializer (see [`fill_new`]).
-#[inline(always)]
-pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
-    out: &mut Vec<u8>,
-    head: [u8; N],
-    value: &T,
-    limits: &Limits,
-) -> Result<()> {
-    let start = out.len();
-    let mut ser = Serializer::with_sink(VecOut(std::mem::take(out)), Sink::None, limits);
-    ser.put(&head);
-    ser.prefix = (start + N) as u64;
-    let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
-    *out = ser.out.0;
-    if r.is_err() {
-        out.truncate(start);
-    }
-    r
-}
-
-/// Writes `head` (a frame header, or nothing) and then `value` into `out`,
-/// a new empty buffer from [`buffer_for`], and returns it.
-///
-/// The header goes in after the buffer has moved into the serializer: the
-/// `Vec` that `buffer_for` just stored 8 bytes at a time is then not copied
-/// with a 16-byte load, a store-forwarding stall that perf put under 29%
-/// of `Schema::to_vec`'s samples on a 32-byte message.
-#[inline(always)]
-pub(crate) fn fill_new<const N: usize, T: ?Sized + Serialize>(
-    out: Vec<u8>,
-    head: [u8; N],
-    value: &T,
-    limits: &Limits,
-) -> Result<Vec<u8>> {
-    let mut ser = Serializer::with_sink(VecOut(out), Sink::None, limits);
-    ser.put(&head);
-    ser.prefix = N as u64;
-    value.serialize(&mut ser)?;
-    ser.check_limit()?;
-    Ok(ser.out.0)
-}
-
-/// Writes `head` (a frame header, or nothing) and then `value` into the
-/// front of `buf` and returns the bytes written: LIMIT, with
-/// [`ErrorDetail::BufferFull`] holding the size needed, when they do not
-/// fit (the value's own errors come first).
-#[inline(always)]
-pub(crate) fn fill_slice<const N: usize, T: ?Sized + Serialize>(
-    buf: &mut [u8],
-    head: [u8; N],
-    value: &T,
-    limits: &Limits,
-) -> Result<usize> {
-    let capacity = buf.len();
-    let mut ser = Serializer::with_sink(SliceOut::new(buf), Sink::None, limits);
-    ser.put(&head);
-    ser.prefix = N as u64;
-    value.serialize(&mut ser)?;
-    ser.check_limit()?;
-    if ser.out.is_full() {
-        return Err(buffer_full(ser.out.len(), capacity));
-    }
-    Ok(ser.out.len())
-}
-
-#[cold]
-#[inline(never)]
-fn buffer_full(needed: usize, capacity: usize) -> Error {
-    Error::detailed(
-        ErrorCode::Limit,
-        capacity as u64,
-        ErrorDetail::BufferFull(needed as u64),
-        format_args!("the value needs {needed} bytes; the buffer holds {capacity}"),
-    )
-}
-
-/// Serializes into an `io::Write`.
-pub(crate) fn to_writer<W: io::Write, T: ?Sized + Serialize>(
-    mut writer: W,
-    value: &T,
-    limits: &Limits,
-) -> Result<()> {
-    let out = StreamOut(Vec::with_capacity(256));
-    let mut ser = Serializer::with_sink(out, Sink::Writer(&mut writer), limits);
-    value.serialize(&mut ser)?;
-    ser.finish()?;
-    Ok(())
-}
-
-/// The number of bytes `to_vec` would produce.
-pub(crate) fn serialized_size<T: ?Sized + Serialize>(value: &T, limits: &Limits) -> Result<u64> {
-    // A counting pass when it can vouch for the result (no map, counts
-    // within the wire maximum, within the size limit); else the real
-    // serializer, so that every error is the one `to_vec` gives.
-    if let Some(n) = size::exact(value, limits.max_depth) {
-        if limits.limit.map_or(true, |limit| n <= limit) {
-            return Ok(n);
-        }
-    }
-    let mut ser = Serializer::with_sink(StreamOut(Vec::new()), Sink::Count, limits);
-    value.serialize(&mut ser)?;
-    ser.finish()
 }
 
 macro_rules! put_le {

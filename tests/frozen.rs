@@ -733,27 +733,3 @@ fn serialized_size_counts_when_it_can_and_encodes_when_it_must() {
     let write = kiln_serde::to_writer(Vec::new(), &WrappedBytes).unwrap_err();
     assert_eq!(write.to_string(), encode.to_string());
 }
-
-/// `to_vec` (and `framed::to_vec`) call `Serialize` twice (a counting pass
-/// sizes the buffer); `to_extend` and `to_writer` once, as their docs say.
-#[test]
-fn serialize_calls_per_entry_point() {
-    use std::cell::Cell;
-    struct Counted<'a>(&'a Cell<u32>);
-    impl Serialize for Counted<'_> {
-        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            self.0.set(self.0.get() + 1);
-            s.serialize_u16(7)
-        }
-    }
-    let calls = Cell::new(0);
-    let v = Counted(&calls);
-    assert_eq!(kiln_serde::to_vec(&v).unwrap(), [7, 0]);
-    assert_eq!(calls.replace(0), 2);
-    let mut out = Vec::new();
-    kiln_serde::to_extend(&mut out, &v).unwrap();
-    assert_eq!(calls.replace(0), 1);
-    kiln_serde::to_writer(&mut out, &v).unwrap();
-    assert_eq!(calls.replace(0), 1);
-    assert_eq!(out, [7, 0, 7, 0]);
-}

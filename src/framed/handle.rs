@@ -133,7 +133,8 @@ impl<T> Schema<T> {
 
     /// Encodes `value` framed with this schema's hash, appending to `out`
     /// (the reused-buffer form of [`Schema::to_vec`]; on error `out` keeps
-    /// its old contents).
+    /// its old contents). Calls `value.serialize` as [`crate::to_extend`]
+    /// does.
     ///
     /// # Errors
     ///

@@ -81,7 +81,8 @@ where
 
 /// Encodes `value` framed (header with the hash of `T`, then the value),
 /// appending to `out`: the reused-buffer form of [`to_vec`]. On error `out`
-/// keeps its old contents.
+/// keeps its old contents. Calls `value.serialize` as [`crate::to_extend`]
+/// does.
 ///
 /// # Errors
 ///

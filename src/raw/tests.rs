@@ -1,8 +1,8 @@
 //! Unit tests of the unsafe pieces (`.ci/run` runs them under valgrind).
 
 use super::{
-    append, byte_seq, byte_vec_as, copy_short, push, put_counted, str_from_utf8, Block64, Cursor,
-    ThinBox, WriteCursor,
+    append, byte_seq, byte_vec_as, commit_spare, copy_short, push, put_counted, str_from_utf8,
+    Block64, Cursor, ThinBox, WriteCursor,
 };
 
 /// `op` and `model` leave the same buffer for every length around the
@@ -288,4 +288,40 @@ fn copy_short_copies_every_length_and_nothing_around() {
             assert!(dst[at + n..].iter().all(|&b| b == 0xEE), "n {n} at {at}");
         }
     }
+}
+
+#[test]
+fn a_cursor_over_spare_capacity_commits_only_where_it_wrote() {
+    for cap in [0usize, 3, 8, 20] {
+        let mut v: Vec<u8> = Vec::with_capacity(cap + 2);
+        v.extend_from_slice(&[0xAA, 0xBB]);
+        let fits = 3 + 1 + 6 <= v.capacity() - v.len();
+        let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
+        c.put(&[1, 2, 3]);
+        c.push(4);
+        c.put_counted(2, &[5, 6]);
+        let w = c.finish();
+        assert_eq!(w.is_some(), fits, "cap {cap}");
+        if let Some(w) = w {
+            assert!(commit_spare(&mut v, w));
+            assert_eq!(v, [0xAA, 0xBB, 1, 2, 3, 4, 2, 0, 0, 0, 5, 6]);
+        } else {
+            assert_eq!(v, [0xAA, 0xBB]);
+        }
+    }
+    // A record of bytes written elsewhere (another buffer, or this one
+    // before it grew) is refused.
+    let mut other = [0u8; 4];
+    let mut c = WriteCursor::new(&mut other);
+    c.put(&[1, 2]);
+    let w = c.finish().unwrap();
+    let mut v: Vec<u8> = Vec::with_capacity(16);
+    assert!(!commit_spare(&mut v, w));
+    assert!(v.is_empty());
+    let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
+    c.put(&[7; 4]);
+    let w = c.finish().unwrap();
+    v.push(1);
+    assert!(!commit_spare(&mut v, w));
+    assert_eq!(v, [1]);
 }

@@ -8,7 +8,7 @@
 //! sorting and count patches are skipped; the value's own errors (a count
 //! above the wire maximum, nesting too deep) still come first.
 
-use crate::raw::WriteCursor;
+use crate::raw::{WriteCursor, Written};
 
 /// The serializer's output buffer.
 pub trait Out {
@@ -101,6 +101,7 @@ pub struct SliceOut<'s> {
 
 impl<'s> SliceOut<'s> {
     /// An empty output over `buf`.
+    #[inline]
     pub fn new(buf: &'s mut [u8]) -> Self {
         SliceOut {
             cur: WriteCursor::new(buf),
@@ -108,8 +109,15 @@ impl<'s> SliceOut<'s> {
     }
 
     /// Whether some bytes did not fit.
+    #[inline]
     pub fn is_full(&self) -> bool {
         self.cur.is_full()
+    }
+
+    /// Where the bytes written lie; `None` when some did not fit.
+    #[inline]
+    pub(crate) fn finish(self) -> Option<Written> {
+        self.cur.finish()
     }
 }
 
@@ -150,6 +158,66 @@ impl Out for SliceOut<'_> {
     #[inline]
     fn written_mut(&mut self) -> Option<&mut [u8]> {
         self.cur.written_mut()
+    }
+}
+
+/// A `Vec`'s spare capacity, written as a [`SliceOut`] (`to_extend`): a
+/// type of its own so that a value's `Serialize` code for it is compiled
+/// apart from `to_slice`'s, and each can be inlined into its one caller.
+pub struct SpareOut<'s>(SliceOut<'s>);
+
+impl<'s> SpareOut<'s> {
+    /// An empty output over `spare`.
+    #[inline]
+    pub fn new(spare: &'s mut [std::mem::MaybeUninit<u8>]) -> Self {
+        SpareOut(SliceOut {
+            cur: WriteCursor::new_uninit(spare),
+        })
+    }
+
+    /// Where the bytes written lie; `None` when some did not fit.
+    #[inline]
+    pub(crate) fn finish(self) -> Option<Written> {
+        self.0.finish()
+    }
+}
+
+impl Out for SpareOut<'_> {
+    const STREAM: bool = false;
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    #[inline]
+    fn put(&mut self, b: &[u8]) {
+        self.0.put(b);
+    }
+
+    #[inline]
+    fn push(&mut self, b: u8) {
+        self.0.push(b);
+    }
+
+    #[inline]
+    fn put_counted(&mut self, count: u32, b: &[u8]) {
+        self.0.put_counted(count, b);
+    }
+
+    #[inline]
+    fn truncate(&mut self, n: usize) {
+        self.0.truncate(n);
+    }
+
+    #[inline]
+    fn written(&self) -> Option<&[u8]> {
+        self.0.written()
+    }
+
+    #[inline]
+    fn written_mut(&mut self) -> Option<&mut [u8]> {
+        self.0.written_mut()
     }
 }
 

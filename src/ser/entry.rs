@@ -1,0 +1,263 @@
+//! The entry points' passes: where each output's bytes go (a new or
+//! reused `Vec`, a caller's slice, a writer, a counter), how many times the
+//! value's `Serialize` runs for it, and how sizes and errors come back.
+
+use std::io;
+
+use serde::Serialize;
+
+use super::out::{Out, SliceOut, SpareOut, StreamOut, VecOut};
+use super::{size, Serializer, Sink};
+use crate::error::{Error, ErrorCode, ErrorDetail, Result};
+use crate::limits::Limits;
+
+/// Serializes into a new `Vec`.
+#[inline(never)]
+pub(crate) fn to_vec<T: ?Sized + Serialize>(value: &T, limits: &Limits) -> Result<Vec<u8>> {
+    fill_new(buffer_for(value, limits, 0), [], value, limits)
+}
+
+/// An empty buffer with room for `head` bytes and then `value`, sized by a
+/// counting pre-pass ([`size`]) so that the output is written into
+/// one allocation instead of a doubling series (each growth copies the
+/// bytes so far and touches fresh pages). The room is capped by the
+/// options' total limit, and a failed reservation just starts small.
+pub(crate) fn buffer_for<T: ?Sized + Serialize>(
+    value: &T,
+    limits: &Limits,
+    head: usize,
+) -> Vec<u8> {
+    let want = room_for(value, limits, head);
+    if want <= SMALL {
+        // Infallible and cheapest (try_reserve costs ~35 instructions more,
+        // 10% of a 32-byte message's encode).
+        return Vec::with_capacity(want);
+    }
+    // Large: fallible, so that a value whose real pass fails early (a str
+    // above the wire maximum) is not preceded by an abort on allocation.
+    let mut out = Vec::new();
+    if out.try_reserve_exact(want).is_err() {
+        out.reserve(head + 64);
+    }
+    out
+}
+
+/// The bytes `head` and `value` will take, by a counting pass ([`size`]),
+/// capped by the options' total limit (64 for the value when the pass
+/// cannot tell).
+fn room_for<T: ?Sized + Serialize>(value: &T, limits: &Limits, head: usize) -> usize {
+    let body = size::hint(value).unwrap_or(64);
+    let body = match limits.limit {
+        Some(limit) => body.min(usize::try_from(limit).unwrap_or(usize::MAX)),
+        None => body,
+    };
+    head.saturating_add(body)
+}
+
+/// Output sizes allocated with the plain infallible `with_capacity`.
+const SMALL: usize = 64 * 1024;
+
+/// Serializes, appending to `out` (a reused buffer: no second copy as with
+/// `to_writer`). On error `out` is left as it was.
+pub(crate) fn to_extend<T: ?Sized + Serialize>(
+    out: &mut Vec<u8>,
+    value: &T,
+    limits: &Limits,
+) -> Result<()> {
+    extend_with(out, [], value, limits)
+}
+
+/// Appends `head` (a frame header, or nothing) and then `value` to `out`:
+/// error offsets count the header, the size limit does not. On error `out`
+/// is cut back to its old length.
+///
+/// With spare capacity (a reused buffer), the bytes go there through
+/// `to_slice`'s cursor ([`extend_spare`]), which keeps its position in a
+/// register. When they do not fit, that pass has counted them: `out`
+/// reserves the room and a second pass writes them, and must write as
+/// many (else MESSAGE: a `Serialize` impl that cannot run twice). Without
+/// spare capacity the value goes in one pass into the growing `Vec`
+/// ([`extend_grow`]).
+#[inline(always)]
+pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
+    out: &mut Vec<u8>,
+    head: [u8; N],
+    value: &T,
+    limits: &Limits,
+) -> Result<()> {
+    if out.capacity() == out.len() {
+        return extend_grow(out, head, value, limits);
+    }
+    let Some(n) = extend_spare(out, head, value, limits)? else {
+        return Ok(());
+    };
+    if out.try_reserve_exact(n).is_err() {
+        return Err(too_big_to_hold(n));
+    }
+    let start = out.len();
+    match extend_spare(out, head, value, limits)? {
+        None if out.len() - start == n => Ok(()),
+        _ => {
+            out.truncate(start);
+            Err(second_pass_differs(n))
+        }
+    }
+}
+
+/// [`extend_with`] into `out`'s spare capacity: `Ok(None)` with the bytes
+/// appended, or `Ok(Some(n))` with `out` unchanged when the `n` bytes the
+/// value needs did not fit.
+#[inline]
+fn extend_spare<const N: usize, T: ?Sized + Serialize>(
+    out: &mut Vec<u8>,
+    head: [u8; N],
+    value: &T,
+    limits: &Limits,
+) -> Result<Option<usize>> {
+    let start = out.len();
+    let mut ser =
+        Serializer::with_sink(SpareOut::new(out.spare_capacity_mut()), Sink::None, limits);
+    // Offsets count the bytes already in `out`.
+    ser.flushed = start as u64;
+    ser.put(&head);
+    ser.prefix = (start + N) as u64;
+    value.serialize(&mut ser)?;
+    ser.check_limit()?;
+    let n = ser.out.len();
+    if ser
+        .out
+        .finish()
+        .is_some_and(|w| crate::raw::commit_spare(out, w))
+    {
+        return Ok(None);
+    }
+    Ok(Some(n))
+}
+
+#[cold]
+#[inline(never)]
+fn too_big_to_hold(n: usize) -> Error {
+    Error::new_fmt(
+        ErrorCode::Limit,
+        None,
+        format_args!("the value needs {n} bytes, more than can be allocated"),
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn second_pass_differs(n: usize) -> Error {
+    Error::new_fmt(
+        ErrorCode::Message,
+        None,
+        format_args!(
+            "the value's Serialize impl wrote a different size on its second call (the first \
+             counted {n} bytes, which the buffer's spare capacity could not hold); encode it with \
+             to_writer, or into a buffer with room"
+        ),
+    )
+}
+
+/// [`extend_with`] into a growing `Vec`. The header is written after the
+/// buffer has moved into the serializer (see [`fill_new`]).
+#[inline(never)]
+fn extend_grow<const N: usize, T: ?Sized + Serialize>(
+    out: &mut Vec<u8>,
+    head: [u8; N],
+    value: &T,
+    limits: &Limits,
+) -> Result<()> {
+    let start = out.len();
+    let mut ser = Serializer::with_sink(VecOut(std::mem::take(out)), Sink::None, limits);
+    ser.put(&head);
+    ser.prefix = (start + N) as u64;
+    let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
+    *out = ser.out.0;
+    if r.is_err() {
+        out.truncate(start);
+    }
+    r
+}
+
+/// Writes `head` (a frame header, or nothing) and then `value` into `out`,
+/// a new empty buffer from [`buffer_for`] (sized by a counting pass), and
+/// returns it: through `to_slice`'s cursor into the room reserved, or,
+/// when the count was short (a `Serialize` impl whose size changes
+/// between calls), by a third pass into the growing `Vec`.
+#[inline(always)]
+pub(crate) fn fill_new<const N: usize, T: ?Sized + Serialize>(
+    out: Vec<u8>,
+    head: [u8; N],
+    value: &T,
+    limits: &Limits,
+) -> Result<Vec<u8>> {
+    let mut out = out;
+    if extend_spare(&mut out, head, value, limits)?.is_some() {
+        // The counting pass was short (a `Serialize` impl whose size
+        // changes between calls): this third pass grows the `Vec`.
+        extend_grow(&mut out, head, value, limits)?;
+    }
+    Ok(out)
+}
+
+/// Writes `head` (a frame header, or nothing) and then `value` into the
+/// front of `buf` and returns the bytes written: LIMIT, with
+/// [`ErrorDetail::BufferFull`] holding the size needed, when they do not
+/// fit (the value's own errors come first).
+#[inline(always)]
+pub(crate) fn fill_slice<const N: usize, T: ?Sized + Serialize>(
+    buf: &mut [u8],
+    head: [u8; N],
+    value: &T,
+    limits: &Limits,
+) -> Result<usize> {
+    let capacity = buf.len();
+    let mut ser = Serializer::with_sink(SliceOut::new(buf), Sink::None, limits);
+    ser.put(&head);
+    ser.prefix = N as u64;
+    value.serialize(&mut ser)?;
+    ser.check_limit()?;
+    if ser.out.is_full() {
+        return Err(buffer_full(ser.out.len(), capacity));
+    }
+    Ok(ser.out.len())
+}
+
+#[cold]
+#[inline(never)]
+fn buffer_full(needed: usize, capacity: usize) -> Error {
+    Error::detailed(
+        ErrorCode::Limit,
+        capacity as u64,
+        ErrorDetail::BufferFull(needed as u64),
+        format_args!("the value needs {needed} bytes; the buffer holds {capacity}"),
+    )
+}
+
+/// Serializes into an `io::Write`.
+pub(crate) fn to_writer<W: io::Write, T: ?Sized + Serialize>(
+    mut writer: W,
+    value: &T,
+    limits: &Limits,
+) -> Result<()> {
+    let out = StreamOut(Vec::with_capacity(256));
+    let mut ser = Serializer::with_sink(out, Sink::Writer(&mut writer), limits);
+    value.serialize(&mut ser)?;
+    ser.finish()?;
+    Ok(())
+}
+
+/// The number of bytes `to_vec` would produce.
+pub(crate) fn serialized_size<T: ?Sized + Serialize>(value: &T, limits: &Limits) -> Result<u64> {
+    // A counting pass when it can vouch for the result (no map, counts
+    // within the wire maximum, within the size limit); else the real
+    // serializer, so that every error is the one `to_vec` gives.
+    if let Some(n) = size::exact(value, limits.max_depth) {
+        if limits.limit.map_or(true, |limit| n <= limit) {
+            return Ok(n);
+        }
+    }
+    let mut ser = Serializer::with_sink(StreamOut(Vec::new()), Sink::Count, limits);
+    value.serialize(&mut ser)?;
+    ser.finish()
+}

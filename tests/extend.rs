@@ -1,0 +1,231 @@
+//! `to_extend` (and `framed::to_extend`, `Schema::to_extend`) into a reused
+//! buffer: the bytes go into the `Vec`'s spare capacity when it has any,
+//! with a second, writing pass when the first finds too little room; into
+//! the growing `Vec` in one pass when it has none. Every case gives
+//! `to_vec`'s bytes after the old contents, and errors leave `out` as it
+//! was.
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+
+use kiln_serde::ErrorCode;
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct Record {
+    id: u32,
+    name: String,
+    tags: BTreeMap<String, u16>,
+    data: Vec<u8>,
+    scores: Vec<f32>,
+    more: Unknown,
+}
+
+/// A sequence of unknown length (its count is patched in at the end).
+struct Unknown(u8);
+impl Serialize for Unknown {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((0..self.0).filter(|x| x % 3 != 0))
+    }
+}
+
+/// For the frame (whose hash needs `Deserialize` too).
+#[derive(Serialize, serde::Deserialize)]
+struct Plain {
+    name: String,
+    tags: BTreeMap<String, u16>,
+    scores: Vec<f32>,
+}
+
+fn record() -> Record {
+    Record {
+        id: 7,
+        name: "kiln".repeat(5),
+        tags: [("zeta".into(), 1), ("alpha".into(), 2), ("mid".into(), 3)].into(),
+        data: (0..40).collect(),
+        scores: vec![1.5, -0.0, f32::NAN],
+        more: Unknown(20),
+    }
+}
+
+/// Buffers holding `prefix` with every kind of room for `need` more bytes:
+/// none, one byte, one short, exactly, plenty.
+fn buffers(prefix: &[u8], need: usize) -> Vec<Vec<u8>> {
+    [None, Some(1), Some(need - 1), Some(need), Some(need + 100)]
+        .into_iter()
+        .map(|spare| {
+            let mut v = match spare {
+                None => prefix.to_vec(),
+                Some(n) => Vec::with_capacity(prefix.len() + n),
+            };
+            if spare.is_some() {
+                v.extend_from_slice(prefix);
+            }
+            assert!(v.capacity() - v.len() >= spare.unwrap_or(0));
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn every_room_gives_the_to_vec_bytes_after_the_old_ones() {
+    let v = record();
+    let want = kiln_serde::to_vec(&v).unwrap();
+    let p = Plain {
+        name: "frame".into(),
+        tags: [("b".into(), 1), ("a".into(), 2)].into(),
+        scores: vec![0.25; 9],
+    };
+    let framed_want = kiln_serde::framed::to_vec(&p).unwrap();
+    for prefix in [&[][..], &[0xAA, 0xBB, 0xCC][..]] {
+        for mut out in buffers(prefix, want.len()) {
+            kiln_serde::to_extend(&mut out, &v).unwrap();
+            assert_eq!(out[..prefix.len()], prefix[..]);
+            assert_eq!(out[prefix.len()..], want[..]);
+        }
+        for mut out in buffers(prefix, framed_want.len()) {
+            kiln_serde::framed::to_extend(&mut out, &p).unwrap();
+            assert_eq!(out[..prefix.len()], prefix[..]);
+            assert_eq!(out[prefix.len()..], framed_want[..]);
+        }
+    }
+}
+
+#[test]
+fn errors_count_the_old_bytes_and_leave_them_alone() {
+    // A duplicate map key: TYPE at the map's entries, plus the old bytes.
+    let dup = (5u8, Dup);
+    let want = kiln_serde::to_vec(&dup).unwrap_err();
+    assert_eq!((want.code(), want.offset()), (ErrorCode::Type, Some(5)));
+    // Too deep: LIMIT at the level's offset, plus the old bytes.
+    let deep = (9u32, Some(Some(Some(vec![1u8]))));
+    let opts = kiln_serde::Options::new().with_max_depth(3);
+    let deep_want = opts.to_vec(&deep).unwrap_err();
+    assert_eq!(deep_want.offset(), Some(7));
+    let prefix = [1u8, 2, 3, 4, 5];
+    // (`buffers` anew for each: a clone would drop the spare capacity.)
+    for mut o in buffers(&prefix, 40) {
+        let e = kiln_serde::to_extend(&mut o, &dup).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(5 + 5)));
+        assert_eq!(o, prefix);
+    }
+    for mut o in buffers(&prefix, 40) {
+        let e = opts.to_extend(&mut o, &deep).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (deep_want.code(), Some(7 + 5)));
+        assert_eq!(e.detail(), deep_want.detail());
+        assert_eq!(o, prefix);
+    }
+}
+
+struct Dup;
+impl Serialize for Dup {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("k", &1u8)?;
+        m.serialize_entry("k", &2u8)?;
+        m.end()
+    }
+}
+
+/// Counts its calls; writes `len` bytes as a byte sequence.
+struct Counted<'a> {
+    calls: &'a Cell<u32>,
+    len: usize,
+}
+impl Serialize for Counted<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.calls.set(self.calls.get() + 1);
+        s.collect_seq(std::iter::repeat(7u8).take(self.len))
+    }
+}
+
+/// `to_vec` calls `Serialize` twice (a counting pass sizes the buffer);
+/// `to_writer` once; `to_extend` once unless its buffer has some spare
+/// capacity but not enough (then twice), as their docs say.
+#[test]
+fn serialize_calls_per_entry_point() {
+    let calls = Cell::new(0);
+    let v = Counted {
+        calls: &calls,
+        len: 10,
+    };
+    let want = kiln_serde::to_vec(&v).unwrap();
+    assert_eq!(want.len(), 14);
+    assert_eq!(calls.replace(0), 2);
+    let mut w = Vec::new();
+    kiln_serde::to_writer(&mut w, &v).unwrap();
+    assert_eq!(calls.replace(0), 1);
+    for (spare, n) in [
+        (None, 1),
+        (Some(1), 2),
+        (Some(13), 2),
+        (Some(14), 1),
+        (Some(99), 1),
+    ] {
+        let mut out = match spare {
+            None => vec![0xEE],
+            Some(s) => {
+                let mut o = Vec::with_capacity(1 + s);
+                o.push(0xEE);
+                o
+            }
+        };
+        kiln_serde::to_extend(&mut out, &v).unwrap();
+        assert_eq!((calls.replace(0), &out[1..]), (n, &want[..]), "{spare:?}");
+    }
+}
+
+/// Writes its bytes once; on later calls, an empty sequence.
+struct Drains(Cell<Option<Vec<u8>>>);
+impl Serialize for Drains {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.take().unwrap_or_default())
+    }
+}
+
+#[test]
+fn a_second_pass_of_another_size_is_an_error_not_wrong_bytes() {
+    let drains = || Drains(Cell::new(Some(vec![1, 2, 3, 4, 5, 6])));
+    let want = [6, 0, 0, 0, 1, 2, 3, 4, 5, 6];
+    // One pass: into a buffer without spare capacity, or with room.
+    let mut out = vec![9];
+    kiln_serde::to_extend(&mut out, &drains()).unwrap();
+    assert_eq!(out[1..], want);
+    let mut out = Vec::with_capacity(64);
+    kiln_serde::to_extend(&mut out, &drains()).unwrap();
+    assert_eq!(out, want);
+    // Some room but too little: the second pass writes 4 bytes where the
+    // first counted 10, and that is an error; `out` is as it was.
+    let mut out = Vec::with_capacity(8);
+    out.push(9);
+    let e = kiln_serde::to_extend(&mut out, &drains()).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Message);
+    assert!(e.to_string().contains("to_writer"), "{e}");
+    assert_eq!(out, [9]);
+}
+
+/// Writes one more byte on every call.
+struct Grows(Cell<usize>);
+impl Serialize for Grows {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.set(self.0.get() + 1);
+        s.collect_seq(std::iter::repeat(1u8).take(self.0.get()))
+    }
+}
+
+#[test]
+fn to_vec_after_a_short_count_writes_its_last_calls_bytes() {
+    // The counting pass sees one element, the write two (does not fit in
+    // the room counted), and a third pass grows the `Vec`: the bytes are
+    // that call's.
+    let g = Grows(Cell::new(0));
+    assert_eq!(kiln_serde::to_vec(&g).unwrap(), [3, 0, 0, 0, 1, 1, 1]);
+    assert_eq!(g.0.get(), 3);
+    // to_extend into some room: the second call writes another size.
+    let g = Grows(Cell::new(0));
+    let mut out = Vec::with_capacity(2);
+    let e = kiln_serde::to_extend(&mut out, &g).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Message);
+    assert!(out.is_empty());
+}
