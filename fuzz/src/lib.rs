@@ -248,7 +248,9 @@ pub fn check_frozen<'a, T: Deserialize<'a> + Serialize>(data: &'a [u8]) {
     }
 }
 
-/// `to_vec`, `to_writer`, `serialized_size` and `to_slice` of `v` all give `bytes`.
+/// `to_vec`, `to_writer`, `serialized_size`, `to_slice` and `to_extend` (into
+/// buffers without spare capacity, with too little and with enough) of `v`
+/// all give `bytes`.
 pub fn assert_reencodes<T: Serialize>(v: &T, bytes: &[u8]) {
     let again = kiln_serde::to_vec(v).expect("a decoded value re-encodes");
     assert!(
@@ -274,6 +276,18 @@ pub fn assert_reencodes<T: Serialize>(v: &T, bytes: &[u8]) {
             kiln_serde::error::ErrorDetail::BufferFull(bytes.len() as u64),
             "{e}"
         );
+    }
+    // to_extend after one old byte, with no spare capacity, half the room
+    // needed, and all of it.
+    for spare in [None, Some(bytes.len() / 2), Some(bytes.len())] {
+        let mut out = Vec::with_capacity(1 + spare.unwrap_or(0));
+        out.push(0xEE);
+        if spare.is_none() {
+            out.shrink_to_fit();
+        }
+        kiln_serde::to_extend(&mut out, v).expect("to_extend");
+        assert_eq!(out[0], 0xEE, "to_extend changed the old byte");
+        assert_eq!(&out[1..], bytes, "to_extend differs from to_vec ({spare:?})");
     }
 }
 
