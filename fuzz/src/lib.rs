@@ -287,7 +287,11 @@ pub fn assert_reencodes<T: Serialize>(v: &T, bytes: &[u8]) {
         }
         kiln_serde::to_extend(&mut out, v).expect("to_extend");
         assert_eq!(out[0], 0xEE, "to_extend changed the old byte");
-        assert_eq!(&out[1..], bytes, "to_extend differs from to_vec ({spare:?})");
+        assert_eq!(
+            &out[1..],
+            bytes,
+            "to_extend differs from to_vec ({spare:?})"
+        );
     }
 }
 
