@@ -1,6 +1,8 @@
-//! Where the serializer's bytes go: a growing `Vec` (`to_vec`,
-//! `to_extend`, and the buffer of the streaming sinks) or a caller's fixed
-//! `&mut [u8]` (`to_slice`).
+//! Where the serializer's bytes go: a caller's fixed `&mut [u8]`
+//! (`to_slice`), a `Vec`'s spare capacity written the same way (`to_vec`,
+//! and `to_extend` when its buffer has spare capacity), or a growing `Vec`
+//! (`to_extend` into a buffer without spare capacity, and the buffer of
+//! the streaming sinks).
 //!
 //! A full slice does not stop the serializer: it stops storing bytes,
 //! keeps counting them, and `to_slice` then reports how many the value
