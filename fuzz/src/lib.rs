@@ -621,7 +621,19 @@ pub fn check_file(buf: &[u8]) {
         );
     } else if let Ok(v) = &r {
         check_view(v);
-        assert_eq!(v.as_bytes(), &buf[16..]);
+        // The directory ends the file (anything after is TRAILING). It is
+        // the whole payload of a framed directory; a checkpoint's starts
+        // after its metadata, where `CheckpointView` finds it too.
+        let at = buf.len() - v.as_bytes().len();
+        assert_eq!(v.as_bytes(), &buf[at..]);
+        if buf[8..16] == kiln_serde::checkpoint::CHECKPOINT_HASH.to_le_bytes() {
+            assert!(at >= 16 + 4, "a checkpoint's metadata comes first");
+            let c = kiln_serde::CheckpointView::from_bytes(buf, opts.limits())
+                .expect("check_buffer accepted the checkpoint");
+            assert_eq!(c.tensors().as_bytes(), v.as_bytes());
+        } else {
+            assert_eq!(at, 16, "a framed directory is the whole payload");
+        }
     }
 }
 
