@@ -1,4 +1,4 @@
-//! All of the crate's `unsafe` code, ten pieces, each there for a measured
+//! All of the crate's `unsafe` code, nine pieces, each there for a measured
 //! reason (the numbers are below, and the commits that added them carry the
 //! measurements), each block with a `// SAFETY:` comment and unit tests
 //! in `raw/tests.rs`.
@@ -105,14 +105,6 @@
 //!    which its `TypeId` says it is. callgrind, `updates` decode, LTO / no
 //!    LTO: 34.39M -> 30.68M / 40.04M -> 33.50M; the other datasets
 //!    unchanged.
-//!
-//! 10. [`copy_short`]: a string's bytes (`put_counted`, both outputs)
-//!     copied with two overlapping word loads and stores up to 32 bytes
-//!     instead of a `memcpy` call. callgrind, the `Vec` outputs, LTO / no
-//!     LTO: `savedata` to_vec 2.15M -> 2.12M / 2.18M -> 2.15M, reused
-//!     buffer 2.05M -> 2.02M / 2.10M -> 2.07M, `log` 1.58M -> 1.56M (LTO;
-//!     no LTO unchanged). In `WriteCursor` it cost `savedata` and `log`
-//!     `to_slice` 0.03-0.04M without LTO, so that one keeps `memcpy`.
 //!
 //! Miri cannot run here (stable toolchain only); CI runs those tests
 //! under valgrind memcheck instead (`.ci/run`: no invalid read, write or
@@ -529,57 +521,6 @@ pub(crate) fn commit_spare(out: &mut Vec<u8>, w: Written) -> bool {
     true
 }
 
-/// Copies `src` to `dst`: up to 32 bytes with two overlapping loads and
-/// stores of the widest word that fits (no call), longer ones with
-/// `memcpy`. Strings are mostly short, and the call to `memcpy` made the
-/// serializer's loop save and restore its registers around every string.
-///
-/// # Safety
-/// `dst` is valid for `src.len()` bytes of writes and does not overlap
-/// `src`.
-#[inline(always)]
-unsafe fn copy_short(src: &[u8], dst: *mut u8) {
-    let n = src.len();
-    let s = src.as_ptr();
-    // SAFETY (every branch): each load reads `size_of` word bytes from
-    // `s` or `s + n - size_of`, inside `src` because `n >= size_of`; each
-    // store writes the same ranges of `dst`, inside the `n` bytes the
-    // caller vouches for. The two words overlap when `n < 2 * size_of`,
-    // writing the same bytes twice.
-    unsafe {
-        if n > 32 {
-            std::ptr::copy_nonoverlapping(s, dst, n);
-        } else if n >= 16 {
-            let (a, b) = (
-                s.cast::<u128>().read_unaligned(),
-                s.add(n - 16).cast::<u128>().read_unaligned(),
-            );
-            dst.cast::<u128>().write_unaligned(a);
-            dst.add(n - 16).cast::<u128>().write_unaligned(b);
-        } else if n >= 8 {
-            let (a, b) = (
-                s.cast::<u64>().read_unaligned(),
-                s.add(n - 8).cast::<u64>().read_unaligned(),
-            );
-            dst.cast::<u64>().write_unaligned(a);
-            dst.add(n - 8).cast::<u64>().write_unaligned(b);
-        } else if n >= 4 {
-            let (a, b) = (
-                s.cast::<u32>().read_unaligned(),
-                s.add(n - 4).cast::<u32>().read_unaligned(),
-            );
-            dst.cast::<u32>().write_unaligned(a);
-            dst.add(n - 4).cast::<u32>().write_unaligned(b);
-        } else if n > 0 {
-            // 1 to 3 bytes: the first, the middle and the last.
-            let (a, b, c) = (*s, *s.add(n / 2), *s.add(n - 1));
-            *dst = a;
-            *dst.add(n / 2) = b;
-            *dst.add(n - 1) = c;
-        }
-    }
-}
-
 /// Appends a 4-byte count and then `bytes` with one capacity check: the
 /// Frozen str/bytes (spec 2). Two `extend_from_slice` calls test the
 /// capacity twice and store and reload the length in between, because
@@ -603,7 +544,7 @@ pub(crate) fn put_counted(out: &mut Vec<u8>, count: u32, bytes: &[u8]) {
     unsafe {
         let dst = out.as_mut_ptr().add(len);
         std::ptr::copy_nonoverlapping(count.to_le_bytes().as_ptr(), dst, 4);
-        copy_short(bytes, dst.add(4));
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst.add(4), bytes.len());
         out.set_len(len + n);
     }
 }

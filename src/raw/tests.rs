@@ -1,8 +1,8 @@
 //! Unit tests of the unsafe pieces (`.ci/run` runs them under valgrind).
 
 use super::{
-    append, byte_seq, byte_vec_as, commit_spare, copy_short, push, put_counted, str_from_utf8,
-    Block64, Cursor, ThinBox, WriteCursor,
+    append, byte_seq, byte_vec_as, commit_spare, push, put_counted, str_from_utf8, Block64, Cursor,
+    ThinBox, WriteCursor,
 };
 
 /// `op` and `model` leave the same buffer for every length around the
@@ -272,22 +272,6 @@ fn crosses_threads() {
         .join()
         .unwrap();
     assert_eq!(sum, 6);
-}
-
-#[test]
-fn copy_short_copies_every_length_and_nothing_around() {
-    let src: Vec<u8> = (0..80u8).map(|i| i.wrapping_mul(37) ^ 0x5a).collect();
-    for n in 0..=70 {
-        for at in [0usize, 1, 3, 8] {
-            let mut dst = vec![0xEEu8; at + n + 9];
-            // SAFETY: `dst[at..]` has room for `n` bytes; `src` is a
-            // separate allocation.
-            unsafe { copy_short(&src[1..1 + n], dst.as_mut_ptr().add(at)) };
-            assert_eq!(dst[at..at + n], src[1..1 + n], "n {n} at {at}");
-            assert!(dst[..at].iter().all(|&b| b == 0xEE), "n {n} at {at}");
-            assert!(dst[at + n..].iter().all(|&b| b == 0xEE), "n {n} at {at}");
-        }
-    }
 }
 
 #[test]
