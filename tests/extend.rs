@@ -5,9 +5,13 @@
 //! `to_vec`'s bytes after the old contents, and errors leave `out` as it
 //! was.
 
+#[path = "support/dup_map.rs"]
+mod dup_map;
+
 use std::cell::Cell;
 use std::collections::BTreeMap;
 
+use dup_map::Dup;
 use kiln_serde::ErrorCode;
 use serde::Serialize;
 
@@ -114,17 +118,6 @@ fn errors_count_the_old_bytes_and_leave_them_alone() {
         assert_eq!((e.code(), e.offset()), (deep_want.code(), Some(7 + 5)));
         assert_eq!(e.detail(), deep_want.detail());
         assert_eq!(o, prefix);
-    }
-}
-
-struct Dup;
-impl Serialize for Dup {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(Some(2))?;
-        m.serialize_entry("k", &1u8)?;
-        m.serialize_entry("k", &2u8)?;
-        m.end()
     }
 }
 

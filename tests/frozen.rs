@@ -8,6 +8,8 @@ use kiln_serde::{ErrorCode, Options};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+#[path = "support/dup_map.rs"]
+mod dup_map;
 #[path = "support/spec_dir.rs"]
 mod spec_dir;
 
@@ -334,16 +336,7 @@ fn nested_maps_sort_inside_out() {
 
 #[test]
 fn duplicate_keys_on_encode_are_type() {
-    struct Dup;
-    impl Serialize for Dup {
-        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            use serde::ser::SerializeMap;
-            let mut m = s.serialize_map(Some(2))?;
-            m.serialize_entry("k", &1u8)?;
-            m.serialize_entry("k", &2u8)?;
-            m.end()
-        }
-    }
+    use dup_map::Dup;
     assert_eq!(
         kiln_serde::to_vec(&Dup).unwrap_err().code(),
         ErrorCode::Type
