@@ -115,8 +115,11 @@ fn extend_spare<const N: usize, T: ?Sized + Serialize>(
     limits: &Limits,
 ) -> Result<Option<usize>> {
     let start = out.len();
-    let mut ser =
-        Serializer::with_sink(SpareOut::new(out.spare_capacity_mut()), Sink::None, limits);
+    let mut ser = Serializer::with_sink(
+        SpareOut::spare(out.spare_capacity_mut()),
+        Sink::None,
+        limits,
+    );
     // Offsets count the bytes already in `out`.
     ser.flushed = start as u64;
     ser.put(&head);

@@ -97,9 +97,17 @@ vec_out!(StreamOut, true);
 /// A caller's fixed buffer. A write that does not fit is not stored, and
 /// from then on nothing is: the output has no bytes to show
 /// ([`Out::written`] is `None`), while [`Out::len`] goes on counting.
-pub struct SliceOut<'s> {
+///
+/// `SPARE` is true for a `Vec`'s spare capacity ([`SpareOut`]): the same
+/// writes, but a type of its own, so that a value's `Serialize` code for
+/// `to_extend` is compiled apart from `to_slice`'s and each can be inlined
+/// into its one caller (shared, `updates` `to_slice` went 4.26 -> 5.74 M).
+pub struct SliceOut<'s, const SPARE: bool = false> {
     cur: WriteCursor<'s>,
 }
+
+/// A `Vec`'s spare capacity (`to_vec`, `to_extend`).
+pub type SpareOut<'s> = SliceOut<'s, true>;
 
 impl<'s> SliceOut<'s> {
     /// An empty output over `buf`.
@@ -109,7 +117,19 @@ impl<'s> SliceOut<'s> {
             cur: WriteCursor::new(buf),
         }
     }
+}
 
+impl<'s> SpareOut<'s> {
+    /// An empty output over `spare`.
+    #[inline]
+    pub fn spare(spare: &'s mut [std::mem::MaybeUninit<u8>]) -> Self {
+        SliceOut {
+            cur: WriteCursor::new_uninit(spare),
+        }
+    }
+}
+
+impl<const SPARE: bool> SliceOut<'_, SPARE> {
     /// Whether some bytes did not fit.
     #[inline]
     pub fn is_full(&self) -> bool {
@@ -123,7 +143,7 @@ impl<'s> SliceOut<'s> {
     }
 }
 
-impl Out for SliceOut<'_> {
+impl<const SPARE: bool> Out for SliceOut<'_, SPARE> {
     const STREAM: bool = false;
 
     #[inline]
@@ -160,66 +180,6 @@ impl Out for SliceOut<'_> {
     #[inline]
     fn written_mut(&mut self) -> Option<&mut [u8]> {
         self.cur.written_mut()
-    }
-}
-
-/// A `Vec`'s spare capacity, written as a [`SliceOut`] (`to_extend`): a
-/// type of its own so that a value's `Serialize` code for it is compiled
-/// apart from `to_slice`'s, and each can be inlined into its one caller.
-pub struct SpareOut<'s>(SliceOut<'s>);
-
-impl<'s> SpareOut<'s> {
-    /// An empty output over `spare`.
-    #[inline]
-    pub fn new(spare: &'s mut [std::mem::MaybeUninit<u8>]) -> Self {
-        SpareOut(SliceOut {
-            cur: WriteCursor::new_uninit(spare),
-        })
-    }
-
-    /// Where the bytes written lie; `None` when some did not fit.
-    #[inline]
-    pub(crate) fn finish(self) -> Option<Written> {
-        self.0.finish()
-    }
-}
-
-impl Out for SpareOut<'_> {
-    const STREAM: bool = false;
-
-    #[inline]
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    #[inline]
-    fn put(&mut self, b: &[u8]) {
-        self.0.put(b);
-    }
-
-    #[inline]
-    fn push(&mut self, b: u8) {
-        self.0.push(b);
-    }
-
-    #[inline]
-    fn put_counted(&mut self, count: u32, b: &[u8]) {
-        self.0.put_counted(count, b);
-    }
-
-    #[inline]
-    fn truncate(&mut self, n: usize) {
-        self.0.truncate(n);
-    }
-
-    #[inline]
-    fn written(&self) -> Option<&[u8]> {
-        self.0.written()
-    }
-
-    #[inline]
-    fn written_mut(&mut self) -> Option<&mut [u8]> {
-        self.0.written_mut()
     }
 }
 
