@@ -27,7 +27,12 @@ pub(crate) fn buffer_for<T: ?Sized + Serialize>(
     limits: &Limits,
     head: usize,
 ) -> Vec<u8> {
-    let want = room_for(value, limits, head);
+    let body = size::hint(value).unwrap_or(64);
+    let body = match limits.limit {
+        Some(limit) => body.min(usize::try_from(limit).unwrap_or(usize::MAX)),
+        None => body,
+    };
+    let want = head.saturating_add(body);
     if want <= SMALL {
         // Infallible and cheapest (try_reserve costs ~35 instructions more,
         // 10% of a 32-byte message's encode).
@@ -40,18 +45,6 @@ pub(crate) fn buffer_for<T: ?Sized + Serialize>(
         out.reserve(head + 64);
     }
     out
-}
-
-/// The bytes `head` and `value` will take, by a counting pass ([`size`]),
-/// capped by the options' total limit (64 for the value when the pass
-/// cannot tell).
-fn room_for<T: ?Sized + Serialize>(value: &T, limits: &Limits, head: usize) -> usize {
-    let body = size::hint(value).unwrap_or(64);
-    let body = match limits.limit {
-        Some(limit) => body.min(usize::try_from(limit).unwrap_or(usize::MAX)),
-        None => body,
-    };
-    head.saturating_add(body)
 }
 
 /// Output sizes allocated with the plain infallible `with_capacity`.
