@@ -22,6 +22,10 @@ pub(crate) fn to_vec<T: ?Sized + Serialize>(value: &T, limits: &Limits) -> Resul
 /// one allocation instead of a doubling series (each growth copies the
 /// bytes so far and touches fresh pages). The room is capped by the
 /// options' total limit, and a failed reservation just starts small.
+/// Always inlined: as its own function (no LTO) the call, the saved
+/// registers and the `Vec` passed back through memory were 30 of a
+/// 32-byte message's 328 `to_vec` instructions (callgrind, `tick32`).
+#[inline(always)]
 pub(crate) fn buffer_for<T: ?Sized + Serialize>(
     value: &T,
     limits: &Limits,
