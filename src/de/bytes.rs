@@ -21,12 +21,16 @@ use crate::read::Read;
 #[inline]
 pub(super) fn is_byte_vec_visitor<'de, V: Visitor<'de>>() -> bool {
     let value = typeid::of::<V::Value>();
-    if value != typeid::of::<Vec<u8>>() && value != typeid::of::<Vec<bool>>() {
+    // A constant index, so one `TypeId` compare at run time.
+    let i = if value == typeid::of::<Vec<u8>>() {
+        0
+    } else if value == typeid::of::<Vec<bool>>() {
+        1
+    } else {
         return false;
-    }
+    };
     static IDS: OnceLock<[TypeId; 2]> = OnceLock::new();
-    IDS.get_or_init(|| [probe::<Vec<u8>>(), probe::<Vec<bool>>()])
-        .contains(&typeid::of::<V>())
+    IDS.get_or_init(|| [probe::<Vec<u8>>(), probe::<Vec<bool>>()])[i] == typeid::of::<V>()
 }
 
 /// The type of the visitor `T::deserialize` hands to `deserialize_seq`
@@ -62,6 +66,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     /// The `n` elements of a `Vec<u8>` / `Vec<bool>` (`T`) whose count was
     /// just read, with one copy: `None` (nothing read) when the input may
     /// not hold them all, so that the element path reports where it ends.
+    #[inline(always)]
     pub(super) fn byte_vec<T>(&mut self, n: usize) -> Result<Option<T>> {
         if !self.read.remaining().is_some_and(|r| r >= n) {
             return Ok(None);
