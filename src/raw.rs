@@ -238,12 +238,6 @@ pub(crate) fn first_chunk<const N: usize>(bytes: &[u8]) -> Option<&[u8; N]> {
     bytes.get(..N)?.try_into().ok()
 }
 
-/// `slice::last_chunk` (Rust 1.77).
-#[inline]
-pub(crate) fn last_chunk<const N: usize>(bytes: &[u8]) -> Option<&[u8; N]> {
-    bytes.get(bytes.len().checked_sub(N)?..)?.try_into().ok()
-}
-
 /// `slice::split_first_chunk` (Rust 1.77).
 #[inline]
 pub(crate) fn split_first_chunk<const N: usize>(bytes: &[u8]) -> Option<(&[u8; N], &[u8])> {
