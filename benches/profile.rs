@@ -14,6 +14,10 @@
 //!   format:  kiln | bincode1 | bincode2 | bincode2_legacy | postcard | serde_zap
 //!            | rmp_serde | bitcode (serde API) | wincode (its derive)
 //!            | memcpy (a copy of kiln's bytes: ser, serw, serf, de)
+//!            | kiln_bincode (`kiln_serde::bincode::serialize` / `serialize_into`,
+//!              what a bincode 1.3 user patched over gets: ser, serw; its decode
+//!              is kiln's `from_slice` code, left out so that it is not a second
+//!              caller of kiln's decode, which changed the inliner's choices)
 //!   serf is kiln's, postcard's and serde_zap's `to_slice`, bincode2's `encode_into_slice`, wincode's `serialize_into`
 //!   a slice cursor.
 //!
@@ -65,6 +69,7 @@ fn apart<R>(f: impl FnOnce() -> R) -> R {
 fn encode<T: Data>(format: &str, v: &T, plain: &[u8]) -> Vec<u8> {
     match format {
         "kiln" => apart(|| kiln_serde::to_vec(v).unwrap()),
+        "kiln_bincode" => apart(|| kiln_serde::bincode::serialize(v).unwrap()),
         "bincode1" => apart(|| bincode1::serialize(v).unwrap()),
         "postcard" => apart(|| postcard::to_stdvec(v).unwrap()),
         "serde_zap" => apart(|| serde_zap::to_vec(v).unwrap()),
@@ -86,6 +91,7 @@ fn encode_reuse<T: Data>(format: &str, v: &T, buf: &mut Vec<u8>, plain: &[u8]) {
     buf.clear();
     match format {
         "kiln" => apart(|| kiln_serde::to_extend(buf, v).unwrap()),
+        "kiln_bincode" => apart(|| kiln_serde::bincode::serialize_into(&mut *buf, v).unwrap()),
         "bincode1" => apart(|| bincode1::serialize_into(&mut *buf, v).unwrap()),
         "postcard" => apart(|| *buf = postcard::to_extend(v, std::mem::take(buf)).unwrap()),
         "serde_zap" => apart(|| serde_zap::to_writer(v, buf).unwrap()),

@@ -286,6 +286,16 @@ impl Error {
         }
         self
     }
+
+    /// Takes `base` off the offset: the inverse of [`Self::shifted`], for
+    /// errors found after `base` bytes that are not the value's.
+    #[cold]
+    pub(crate) fn unshifted(mut self, base: u64) -> Self {
+        if let Some(o) = self.0.offset.as_mut() {
+            *o = o.saturating_sub(base);
+        }
+        self
+    }
 }
 
 impl From<io::Error> for Error {

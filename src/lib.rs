@@ -97,10 +97,14 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
     ser::to_vec(value, &Limits::DEFAULT)
 }
 
-/// Encodes `value` into a writer.
+/// Encodes `value` into a writer, calling its `Serialize` once. The bytes
+/// are buffered and written in chunks, except into a `&mut Vec<u8>`,
+/// which gets them appended directly (as [`to_extend`] into a full `Vec`).
 ///
 /// # Errors
-/// As [`to_vec`], plus IO when the writer fails.
+/// As [`to_vec`], plus IO when the writer fails. Offsets count from the
+/// value's first byte, whatever the writer held before; a `&mut Vec<u8>`
+/// is left as it was.
 ///
 /// # Examples
 /// ```

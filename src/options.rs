@@ -202,7 +202,8 @@ impl Options {
         ser::fill_slice(buf, [], value, &self.limits)
     }
 
-    /// Encodes `value` into a writer.
+    /// Encodes `value` into a writer, as [`crate::to_writer`] does (a
+    /// `&mut Vec<u8>` gets the bytes appended directly).
     ///
     /// # Errors
     /// As [`Options::to_vec`], plus IO when the writer fails.

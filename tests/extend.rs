@@ -222,3 +222,82 @@ fn to_vec_after_a_short_count_writes_its_last_calls_bytes() {
     assert_eq!(e.code(), ErrorCode::Message);
     assert!(out.is_empty());
 }
+
+/// A writer that is not a `Vec` (the staged path): `Vec`'s bytes, one
+/// `write` at a time.
+struct NotAVec(Vec<u8>);
+impl std::io::Write for NotAVec {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `to_writer` into a `&mut Vec<u8>` appends in one pass (no staging): the
+/// same bytes as into any other writer, one `Serialize` call at every
+/// room, error offsets from the value's start (not the `Vec`'s), a limit
+/// on the value's bytes only, and the `Vec` as it was on error. The same
+/// through `Options`, `framed`, and bincode's `serialize_into`.
+#[test]
+fn to_writer_into_a_vec_is_to_writer() {
+    let v = record();
+    let want = kiln_serde::to_vec(&v).unwrap();
+    let prefix = [0xAAu8, 0xBB, 0xCC];
+    let calls = Cell::new(0);
+    let counted = Counted {
+        calls: &calls,
+        len: 10,
+    };
+    for mut out in buffers(&prefix, want.len()) {
+        let mut room = out.clone();
+        room.reserve(out.capacity() - out.len());
+        kiln_serde::to_writer(&mut out, &v).unwrap();
+        assert_eq!((&out[..3], &out[3..]), (&prefix[..], &want[..]));
+        kiln_serde::bincode::serialize_into(&mut room, &v).unwrap();
+        assert_eq!(room, out);
+    }
+    for mut out in buffers(&prefix, 14) {
+        kiln_serde::to_writer(&mut out, &counted).unwrap();
+        assert_eq!((calls.replace(0), out.len()), (1, 3 + 14));
+    }
+    let p = Plain {
+        name: "frame".into(),
+        tags: [("b".into(), 1), ("a".into(), 2)].into(),
+        scores: vec![0.25; 9],
+    };
+    let mut out = prefix.to_vec();
+    kiln_serde::framed::to_writer(&mut out, &p).unwrap();
+    assert_eq!(out[3..], kiln_serde::framed::to_vec(&p).unwrap()[..]);
+
+    // Errors: the offsets a writer that is not a `Vec` gets, `out` as it was.
+    let dup = (5u8, Dup);
+    let deep = (9u32, Some(Some(Some(vec![1u8]))));
+    let opts = kiln_serde::Options::new().with_max_depth(3);
+    let mut other = NotAVec(Vec::new());
+    let want_dup = kiln_serde::to_writer(&mut other, &dup).unwrap_err();
+    let want_deep = opts.to_writer(&mut other, &deep).unwrap_err();
+    assert_eq!((want_dup.offset(), want_deep.offset()), (Some(5), Some(7)));
+    for mut out in buffers(&prefix, 40) {
+        let e = kiln_serde::to_writer(&mut out, &dup).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (want_dup.code(), want_dup.offset()));
+        let e = opts.to_writer(&mut out, &deep).unwrap_err();
+        assert_eq!(
+            (e.code(), e.offset()),
+            (want_deep.code(), want_deep.offset())
+        );
+        assert_eq!(e.detail(), want_deep.detail());
+        assert_eq!(out, prefix);
+    }
+    // A limit counts the value's bytes, not the old ones.
+    let fits = kiln_serde::Options::new().with_limit(want.len() as u64);
+    let short = kiln_serde::Options::new().with_limit(want.len() as u64 - 1);
+    for mut out in buffers(&prefix, want.len()) {
+        let e = short.to_writer(&mut out, &v).unwrap_err();
+        assert_eq!((e.code(), &out[..]), (ErrorCode::Limit, &prefix[..]));
+        fits.to_writer(&mut out, &v).unwrap();
+        assert_eq!(out[3..], want[..]);
+    }
+}

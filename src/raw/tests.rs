@@ -309,3 +309,21 @@ fn a_cursor_over_spare_capacity_commits_only_where_it_wrote() {
     assert!(!commit_spare(&mut v, w));
     assert_eq!(v, [1]);
 }
+
+#[test]
+fn vec_writer_finds_only_a_mut_vec_of_bytes() {
+    let mut v = vec![1u8, 2];
+    {
+        let mut w: &mut Vec<u8> = &mut v;
+        let got = super::vec_writer(&mut w).expect("a &mut Vec<u8>");
+        got.push(3);
+        assert_eq!(got.as_ptr(), w.as_ptr());
+    }
+    assert_eq!(v, [1, 2, 3]);
+    // Other writers, also ones holding a `Vec`, are not taken for it.
+    assert!(super::vec_writer(&mut v.clone()).is_none());
+    assert!(super::vec_writer(&mut std::io::Cursor::new(&mut v)).is_none());
+    assert!(super::vec_writer(&mut &mut v[..]).is_none());
+    assert!(super::vec_writer(&mut &mut &mut v).is_none());
+    assert!(super::vec_writer(&mut std::io::sink()).is_none());
+}

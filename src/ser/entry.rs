@@ -258,6 +258,14 @@ pub(crate) fn to_writer<W: io::Write, T: ?Sized + Serialize>(
     value: &T,
     limits: &Limits,
 ) -> Result<()> {
+    if let Some(v) = crate::raw::vec_writer(&mut writer) {
+        // A `&mut Vec<u8>`: appended in one pass, as `to_extend` into a
+        // full `Vec` does (one `Serialize` call, as for any writer; on
+        // error the `Vec` is as it was). Offsets count from the value's
+        // start, as for any writer, not from the `Vec`'s.
+        let start = v.len() as u64;
+        return extend_grow(v, [], value, limits).map_err(|e| e.unshifted(start));
+    }
     let out = StreamOut(Vec::with_capacity(256));
     let mut ser = Serializer::with_sink(out, Sink::Writer(&mut writer), limits);
     value.serialize(&mut ser)?;
