@@ -426,12 +426,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
                 self.depth -= 1;
                 r.map_err(|e: Error| e.or_offset(at))
             }
-            t => Err(Error::detailed(
-                ErrorCode::Type,
-                at,
-                ErrorDetail::BadOptionTag(t),
-                format_args!("option tag 0x{t:02x} is not 0 or 1"),
-            )),
+            t => Err(bad_option_tag(t, at)),
         }
     }
 
@@ -566,6 +561,19 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
     fn is_human_readable(&self) -> bool {
         false
     }
+}
+
+/// An option tag that is neither 0 nor 1, at offset `at`. Out of line:
+/// it kept `deserialize_option` too big to inline into a derived struct.
+#[cold]
+#[inline(never)]
+fn bad_option_tag(t: u8, at: u64) -> Error {
+    Error::detailed(
+        ErrorCode::Type,
+        at,
+        ErrorDetail::BadOptionTag(t),
+        format_args!("option tag 0x{t:02x} is not 0 or 1"),
+    )
 }
 
 /// A `bool` byte that is neither 0 nor 1, at offset `at`.
