@@ -175,11 +175,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         let at = self.read.offset();
         let n = self.u32()?;
         if u64::from(n) > self.limits.max_count {
-            return Err(Error::at_fmt(
-                ErrorCode::Limit,
-                at,
-                format_args!("count {n} is above the cap {}", self.limits.max_count),
-            ));
+            return Err(over_cap("count", n, self.limits.max_count, at));
         }
         Ok((n as usize, at))
     }
@@ -208,11 +204,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         let at = self.read.offset();
         let n = self.u32()?;
         if u64::from(n) > self.limits.max_bytes {
-            return Err(Error::at_fmt(
-                ErrorCode::Limit,
-                at,
-                format_args!("length {n} is above the cap {}", self.limits.max_bytes),
-            ));
+            return Err(over_cap("length", n, self.limits.max_bytes, at));
         }
         if self.in_key > 0 {
             // Inside a map key: remember where the content lies, so a key
@@ -576,8 +568,45 @@ fn bad_option_tag(t: u8, at: u64) -> Error {
     )
 }
 
+/// LIMIT: a seq/map count or a str/bytes length `n`, at `at`, above its
+/// cap (`what` names which).
+#[cold]
+#[inline(never)]
+fn over_cap(what: &str, n: u32, cap: u64, at: u64) -> Error {
+    Error::at_fmt(
+        ErrorCode::Limit,
+        at,
+        format_args!("{what} {n} is above the cap {cap}"),
+    )
+}
+
+/// MESSAGE: a seq's visitor stopped with `left` of its `n` elements
+/// unread (the rest of the bytes would be misread).
+#[cold]
+#[inline(never)]
+fn left_unread(left: usize, n: usize, at: u64) -> Error {
+    Error::at_fmt(
+        ErrorCode::Message,
+        at,
+        format_args!("the visitor left {left} of {n} elements unread"),
+    )
+}
+
+/// TYPE: variant index `idx`, at `at`, that the enum does not have.
+#[cold]
+#[inline(never)]
+fn unknown_variant(idx: u32, e: &Error, at: u64) -> Error {
+    Error::detailed(
+        ErrorCode::Type,
+        at,
+        ErrorDetail::UnknownVariant(idx),
+        format_args!("variant index {idx}: {}", e.message()),
+    )
+}
+
 /// A `bool` byte that is neither 0 nor 1, at offset `at`.
 #[cold]
+#[inline(never)]
 fn bad_bool(b: u8, at: u64) -> Error {
     Error::detailed(
         ErrorCode::Type,
@@ -607,11 +636,7 @@ fn visit_seq_exact<'de, R: Read<'de>, V: Visitor<'de>>(
         Err(e) => return Err(e.or_offset(at)),
     };
     if access.left != 0 {
-        return Err(Error::at_fmt(
-            ErrorCode::Message,
-            at,
-            format_args!("the visitor left {} of {n} elements unread", access.left),
-        ));
+        return Err(left_unread(access.left, n, at));
     }
     Ok(v)
 }
@@ -706,14 +731,7 @@ impl<'de, R: Read<'de>> de::EnumAccess<'de> for &mut Deserializer<R> {
         let idx = self.u32()?;
         let v = seed
             .deserialize(IntoDeserializer::<Error>::into_deserializer(idx))
-            .map_err(|e| {
-                Error::detailed(
-                    ErrorCode::Type,
-                    at,
-                    ErrorDetail::UnknownVariant(idx),
-                    format_args!("variant index {idx}: {}", e.message()),
-                )
-            })?;
+            .map_err(|e| unknown_variant(idx, &e, at))?;
         Ok((v, self))
     }
 }
