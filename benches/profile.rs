@@ -24,6 +24,8 @@
 //! target/release/deps/profile-<hash> tick32 <op> <format> <iters>
 //!   the 32-byte message of benches/framed.rs
 //!   op:      ser (to_vec) | serw (reused buffer) | de | hash (schema::hash) | parse (frame::parse)
+//!            | serio (to_writer / serialize_into / to_io into a 64 KiB BufWriter over
+//!              io::sink(): kiln, bincode1, postcard)
 //!   format:  kiln (unframed) | framed (free functions) | framed_schema (a kept Schema)
 //!            | bincode1 | postcard (ser, serw, de: the same message through the peers)
 //!
@@ -233,10 +235,21 @@ fn work_tick(op: &str, format: &str, iters: usize) {
     let b1_bytes = bincode1::serialize(&TICK).unwrap();
     let pc_bytes = postcard::to_stdvec(&TICK).unwrap();
     let mut buf = Vec::with_capacity(64);
+    // A buffered stream (a file or socket behind a `BufWriter`).
+    let mut io = std::io::BufWriter::with_capacity(1 << 16, std::io::sink());
     let start = std::time::Instant::now();
     match (op, format) {
         ("ser", "kiln") => repeat(iters, || {
             black_box(kiln_serde::to_vec(black_box(&TICK)).unwrap());
+        }),
+        ("serio", "kiln") => repeat(iters, || {
+            kiln_serde::to_writer(&mut io, black_box(&TICK)).unwrap();
+        }),
+        ("serio", "bincode1") => repeat(iters, || {
+            bincode1::serialize_into(&mut io, black_box(&TICK)).unwrap();
+        }),
+        ("serio", "postcard") => repeat(iters, || {
+            postcard::to_io(black_box(&TICK), &mut io).unwrap();
         }),
         ("ser", "framed") => repeat(iters, || {
             black_box(framed::to_vec(black_box(&TICK)).unwrap());
@@ -389,7 +402,7 @@ fn main() {
     let [dataset, op, format, iters] = args.as_slice() else {
         eprintln!("usage: profile <log|mesh|savedata|updates> <ser|serw|serf|de|deb> <kiln|bincode1|bincode2|bincode2_legacy|postcard|serde_zap|rmp_serde|bitcode|wincode|memcpy> <iters>");
         eprintln!(
-            "       profile tick32 <ser|serw|de|hash|parse> <kiln|framed|framed_schema> <iters>"
+            "       profile tick32 <ser|serw|serio|de|hash|parse> <kiln|framed|framed_schema> <iters>"
         );
         eprintln!("       profile <tensors1000|tensors256m|tensor1m|tensor64m> <write|build|view> <kiln|memcpy|safetensors> <iters>");
         return;

@@ -100,6 +100,8 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// Encodes `value` into a writer, calling its `Serialize` once. The bytes
 /// are buffered and written in chunks, except into a `&mut Vec<u8>`,
 /// which gets them appended directly (as [`to_extend`] into a full `Vec`).
+/// The buffer is kept between calls on a thread when it is at most 8 KiB,
+/// so small messages into a `BufWriter` or socket allocate nothing.
 ///
 /// # Errors
 /// As [`to_vec`], plus IO when the writer fails. Offsets count from the

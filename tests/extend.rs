@@ -301,3 +301,48 @@ fn to_writer_into_a_vec_is_to_writer() {
         assert_eq!(out[3..], want[..]);
     }
 }
+
+/// Calls `to_writer` from inside its own `Serialize` (a value that embeds
+/// another value's encoding as bytes).
+struct Nested(u32);
+impl Serialize for Nested {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut inner = NotAVec(Vec::new());
+        kiln_serde::to_writer(&mut inner, &(self.0, "inner")).map_err(serde::ser::Error::custom)?;
+        s.serialize_bytes(&inner.0)
+    }
+}
+
+/// The staged path (a writer that is not a `Vec`) keeps its buffer between
+/// calls on a thread: every call still writes exactly its value's bytes,
+/// after small and large values, an error, and a call from inside a
+/// `Serialize` impl.
+#[test]
+fn to_writer_staging_is_reused_without_leaking_bytes() {
+    let small = (7u8, "small");
+    let large: Vec<u32> = (0..5_000).collect(); // 20 KB: over the kept size
+    let nested = Nested(9);
+    let mut order: Vec<Vec<u8>> = Vec::new();
+    for round in 0..3 {
+        let mut w = NotAVec(Vec::new());
+        kiln_serde::to_writer(&mut w, &small).unwrap();
+        order.push(std::mem::take(&mut w.0));
+        assert!(kiln_serde::to_writer(&mut w, &(1u8, Dup)).is_err());
+        w.0.clear();
+        kiln_serde::to_writer(&mut w, &large).unwrap();
+        order.push(std::mem::take(&mut w.0));
+        kiln_serde::to_writer(&mut w, &nested).unwrap();
+        order.push(std::mem::take(&mut w.0));
+        kiln_serde::to_writer(&mut w, &small).unwrap();
+        order.push(std::mem::take(&mut w.0));
+        let want = [
+            kiln_serde::to_vec(&small).unwrap(),
+            kiln_serde::to_vec(&large).unwrap(),
+            kiln_serde::to_vec(&nested).unwrap(),
+            kiln_serde::to_vec(&small).unwrap(),
+        ];
+        assert_eq!(order[order.len() - 4..], want[..], "round {round}");
+    }
+    let inner = kiln_serde::to_vec(&(9u32, "inner")).unwrap();
+    assert!(order[2].ends_with(&inner));
+}

@@ -2,6 +2,7 @@
 //! reused `Vec`, a caller's slice, a writer, a counter), how many times the
 //! value's `Serialize` runs for it, and how sizes and errors come back.
 
+use std::cell::Cell;
 use std::io;
 
 use serde::Serialize;
@@ -266,12 +267,36 @@ pub(crate) fn to_writer<W: io::Write, T: ?Sized + Serialize>(
         let start = v.len() as u64;
         return extend_grow(v, [], value, limits).map_err(|e| e.unshifted(start));
     }
-    let out = StreamOut(Vec::with_capacity(256));
-    let mut ser = Serializer::with_sink(out, Sink::Writer(&mut writer), limits);
-    value.serialize(&mut ser)?;
-    ser.finish()?;
-    Ok(())
+    // The staging buffer this thread's last call left, if any: a small
+    // message then costs no allocation and no free.
+    let mut staging = STAGING.with(Cell::take);
+    if staging.capacity() == 0 {
+        staging.reserve(256);
+    }
+    let mut ser = Serializer::with_sink(StreamOut(staging), Sink::Writer(&mut writer), limits);
+    let r = value
+        .serialize(&mut ser)
+        .and_then(|()| ser.check_limit())
+        .and_then(|()| ser.flush());
+    let mut staging = std::mem::take(&mut ser.out.0);
+    if staging.capacity() <= STAGING_KEEP {
+        staging.clear();
+        STAGING.with(|c| c.set(staging));
+    }
+    r
 }
+
+thread_local! {
+    /// `to_writer`'s staging buffer between calls on this thread (taken
+    /// out for a call, so a `Serialize` impl that calls `to_writer` itself
+    /// just gets a new one).
+    static STAGING: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// The largest staging capacity a thread keeps between `to_writer` calls:
+/// enough for small messages, whose allocation and free cost more than
+/// their encode; a larger value's buffer is freed as before.
+const STAGING_KEEP: usize = 8 * 1024;
 
 /// The number of bytes `to_vec` would produce.
 pub(crate) fn serialized_size<T: ?Sized + Serialize>(value: &T, limits: &Limits) -> Result<u64> {
