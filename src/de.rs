@@ -418,7 +418,12 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
                 self.depth -= 1;
                 r.map_err(|e: Error| e.or_offset(at))
             }
-            t => Err(bad_option_tag(t, at)),
+            t => Err(not_0_or_1(
+                ErrorDetail::BadOptionTag(t),
+                "option tag",
+                t,
+                at,
+            )),
         }
     }
 
@@ -555,19 +560,6 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
     }
 }
 
-/// An option tag that is neither 0 nor 1, at offset `at`. Out of line:
-/// it kept `deserialize_option` too big to inline into a derived struct.
-#[cold]
-#[inline(never)]
-fn bad_option_tag(t: u8, at: u64) -> Error {
-    Error::detailed(
-        ErrorCode::Type,
-        at,
-        ErrorDetail::BadOptionTag(t),
-        format_args!("option tag 0x{t:02x} is not 0 or 1"),
-    )
-}
-
 /// LIMIT: a seq/map count or a str/bytes length `n`, at `at`, above its
 /// cap (`what` names which).
 #[cold]
@@ -605,14 +597,22 @@ fn unknown_variant(idx: u32, e: &Error, at: u64) -> Error {
 }
 
 /// A `bool` byte that is neither 0 nor 1, at offset `at`.
+#[inline]
+fn bad_bool(b: u8, at: u64) -> Error {
+    not_0_or_1(ErrorDetail::BadBool(b), "bool byte", b, at)
+}
+
+/// TYPE: a byte that must be 0 or 1 (`what`, described by `detail`) is
+/// `b`, at `at`. Out of line: formatted in place, the option tag's error
+/// kept `deserialize_option` too big to inline into a derived struct.
 #[cold]
 #[inline(never)]
-fn bad_bool(b: u8, at: u64) -> Error {
+fn not_0_or_1(detail: ErrorDetail, what: &str, b: u8, at: u64) -> Error {
     Error::detailed(
         ErrorCode::Type,
         at,
-        ErrorDetail::BadBool(b),
-        format_args!("bool byte 0x{b:02x} is not 0 or 1"),
+        detail,
+        format_args!("{what} 0x{b:02x} is not 0 or 1"),
     )
 }
 
