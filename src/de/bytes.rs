@@ -91,3 +91,69 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records whether the visitor handed to `deserialize_seq` is taken
+    /// for serde's byte-`Vec` visitor.
+    struct Asks(Option<bool>);
+
+    impl<'de> de::Deserializer<'de> for &mut Asks {
+        type Error = de::value::Error;
+
+        fn deserialize_any<V: Visitor<'de>>(
+            self,
+            _: V,
+        ) -> std::result::Result<V::Value, Self::Error> {
+            Err(de::Error::custom("asks"))
+        }
+
+        fn deserialize_seq<V: Visitor<'de>>(
+            self,
+            _: V,
+        ) -> std::result::Result<V::Value, Self::Error> {
+            self.0 = Some(is_byte_vec_visitor::<V>());
+            Err(de::Error::custom("asks"))
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct tuple
+            tuple_struct map struct enum identifier ignored_any
+        }
+    }
+
+    fn asks<T: for<'a> Deserialize<'a>>() -> Option<bool> {
+        let mut a = Asks(None);
+        let _ = T::deserialize(&mut a);
+        a.0
+    }
+
+    /// A user's visitor with serde's output type: not serde's visitor.
+    struct Mine;
+    impl<'de> Deserialize<'de> for Mine {
+        fn deserialize<D: de::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Vec<u8>;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("bytes")
+                }
+            }
+            d.deserialize_seq(V).map(|_| Mine)
+        }
+    }
+
+    #[test]
+    fn only_serdes_byte_vec_visitors_are_recognised() {
+        // Each output type against its own visitor (an index that mixed up
+        // `u8` and `bool` would answer false for both).
+        assert_eq!(asks::<Vec<u8>>(), Some(true));
+        assert_eq!(asks::<Vec<bool>>(), Some(true));
+        assert_eq!(asks::<Vec<u16>>(), Some(false));
+        assert_eq!(asks::<Vec<i8>>(), Some(false));
+        assert_eq!(asks::<Mine>(), Some(false));
+    }
+}
