@@ -378,3 +378,34 @@ fn a_bad_message_in_a_stream_stops_at_its_field() {
     assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(0)));
     assert_eq!(r, &[0xee]);
 }
+
+/// `to_writer` from a thread-local's destructor, after the thread's
+/// staging buffer is gone (destructors run in reverse order of
+/// registration: the staging buffer's, registered by the first
+/// `to_writer`, runs before this one's): still the same bytes, no panic.
+#[test]
+fn to_writer_works_while_the_thread_is_torn_down() {
+    use std::sync::mpsc;
+    struct OnExit(mpsc::Sender<Vec<u8>>);
+    impl Drop for OnExit {
+        fn drop(&mut self) {
+            let mut out = io::BufWriter::new(Vec::new());
+            kiln_serde::to_writer(&mut out, &(7u32, "late")).unwrap();
+            let _ = self.0.send(out.into_inner().unwrap());
+        }
+    }
+    thread_local! {
+        static ON_EXIT: std::cell::RefCell<Option<OnExit>> = const { std::cell::RefCell::new(None) };
+    }
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        ON_EXIT.with(|c| *c.borrow_mut() = Some(OnExit(tx)));
+        let mut early = Vec::new();
+        kiln_serde::to_writer(io::Cursor::new(&mut early), &1u8).unwrap();
+        assert_eq!(early, [1]);
+    })
+    .join()
+    .unwrap();
+    let bytes = rx.recv().expect("the destructor ran and wrote");
+    assert_eq!(bytes, kiln_serde::to_vec(&(7u32, "late")).unwrap());
+}

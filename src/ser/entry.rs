@@ -267,21 +267,53 @@ pub(crate) fn to_writer<W: io::Write, T: ?Sized + Serialize>(
         let start = v.len() as u64;
         return extend_grow(v, [], value, limits).map_err(|e| e.unshifted(start));
     }
-    // The staging buffer this thread's last call left, if any: a small
-    // message then costs no allocation and no free.
-    let mut staging = STAGING.with(Cell::take);
+    match STAGING.try_with(|cell| staged(&mut writer, value, limits, cell)) {
+        Ok(r) => r,
+        // This thread's storage is being torn down: a buffer of its own.
+        Err(_) => unstaged(&mut writer, value, limits),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn unstaged<W: io::Write, T: ?Sized + Serialize>(
+    writer: &mut W,
+    value: &T,
+    limits: &Limits,
+) -> Result<()> {
+    staged(writer, value, limits, &Cell::default())
+}
+
+/// `to_writer` through a staging buffer: the one `cell` holds (this
+/// thread's last call left it, so a small message costs no allocation and
+/// no free), put back there afterwards unless it grew large.
+#[inline(always)]
+fn staged<W: io::Write, T: ?Sized + Serialize>(
+    writer: &mut W,
+    value: &T,
+    limits: &Limits,
+    cell: &Cell<Vec<u8>>,
+) -> Result<()> {
+    let mut staging = cell.take();
     if staging.capacity() == 0 {
         staging.reserve(256);
     }
-    let mut ser = Serializer::with_sink(StreamOut(staging), Sink::Writer(&mut writer), limits);
-    let r = value
-        .serialize(&mut ser)
-        .and_then(|()| ser.check_limit())
-        .and_then(|()| ser.flush());
+    let mut ser = Serializer::with_sink(StreamOut(staging), Sink::Writer(writer), limits);
+    let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
+    let flushed = ser.flushed;
     let mut staging = std::mem::take(&mut ser.out.0);
+    drop(ser);
+    // The last (for a small value, the only) write, through `W` itself
+    // rather than the serializer's `dyn Write`: a `BufWriter`'s copy into
+    // its buffer is then inlined here.
+    let r = r.and_then(|()| {
+        writer
+            .write_all(&staging)
+            .map_err(|e| Error::io(e, Some(flushed)))
+    });
     if staging.capacity() <= STAGING_KEEP {
         staging.clear();
-        STAGING.with(|c| c.set(staging));
+        cell.set(staging);
     }
     r
 }
