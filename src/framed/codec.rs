@@ -16,11 +16,11 @@ use crate::options::Options;
 #[inline(always)]
 pub(super) fn write_vec<T: ?Sized + Serialize>(
     opts: &Options,
-    hash: u64,
+    head: [u8; FRAME_LEN],
     value: &T,
 ) -> Result<Vec<u8>> {
     let out = crate::ser::buffer_for(value, opts.limits(), FRAME_LEN);
-    crate::ser::fill_new(out, header(hash), value, opts.limits())
+    crate::ser::fill_new(out, head, value, opts.limits())
 }
 
 /// The hashed header: the constant first 8 bytes, then the hash, built as
@@ -34,37 +34,42 @@ pub(super) fn header(hash: u64) -> [u8; FRAME_LEN] {
     (u128::from(u64::from_le_bytes(HASHED_HEAD)) | (u128::from(hash) << 64)).to_le_bytes()
 }
 
+/// The hash in a [`header`].
+#[inline]
+pub(super) fn header_hash(head: &[u8; FRAME_LEN]) -> u64 {
+    let [.., a, b, c, d, e, f, g, h] = *head;
+    u64::from_le_bytes([a, b, c, d, e, f, g, h])
+}
+
 /// The header, then the value, appended to `out`.
 #[inline(always)]
 pub(super) fn write_extend<T: ?Sized + Serialize>(
     opts: &Options,
-    hash: u64,
+    head: [u8; FRAME_LEN],
     out: &mut Vec<u8>,
     value: &T,
 ) -> Result<()> {
-    crate::ser::extend_with(out, header(hash), value, opts.limits())
+    crate::ser::extend_with(out, head, value, opts.limits())
 }
 
 /// The header, then the value, into the front of `buf`.
 #[inline(always)]
 pub(super) fn write_slice<T: ?Sized + Serialize>(
     opts: &Options,
-    hash: u64,
+    head: [u8; FRAME_LEN],
     buf: &mut [u8],
     value: &T,
 ) -> Result<usize> {
-    crate::ser::fill_slice(buf, header(hash), value, opts.limits())
+    crate::ser::fill_slice(buf, head, value, opts.limits())
 }
 
 pub(super) fn write_to<W: Write, T: ?Sized + Serialize>(
     opts: &Options,
-    hash: u64,
+    head: [u8; FRAME_LEN],
     mut writer: W,
     value: &T,
 ) -> Result<()> {
-    writer
-        .write_all(&frame::encode(Some(hash)))
-        .map_err(|e| Error::io(e, Some(0)))?;
+    writer.write_all(&head).map_err(|e| Error::io(e, Some(0)))?;
     opts.to_writer(&mut writer, value)
         .map_err(|e| e.shifted(FRAME_LEN as u64))
 }
@@ -176,9 +181,10 @@ mod tests {
         for hash in [0, 1, 0x5e8f_cc49_ab06_d825, u64::MAX] {
             assert_eq!(header(hash), frame::encode(Some(hash)));
             assert_eq!(header(hash)[..8], HASHED_HEAD);
+            assert_eq!(header_hash(&header(hash)), hash);
             // Appended after existing bytes, with the value after it.
             let mut out = vec![0xEE];
-            write_extend(&Options::DEFAULT, hash, &mut out, &7u8).unwrap();
+            write_extend(&Options::DEFAULT, header(hash), &mut out, &7u8).unwrap();
             assert_eq!(out[0], 0xEE);
             assert_eq!(out[1..17], frame::encode(Some(hash)));
             assert_eq!(out[17..], [7]);

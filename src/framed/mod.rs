@@ -76,7 +76,11 @@ pub fn to_vec<'de, T>(value: &T) -> Result<Vec<u8>>
 where
     T: Serialize + Deserialize<'de>,
 {
-    codec::write_vec(&Options::DEFAULT, schema::hash::<T>()?, value)
+    codec::write_vec(
+        &Options::DEFAULT,
+        codec::header(schema::hash::<T>()?),
+        value,
+    )
 }
 
 /// Encodes `value` framed (header with the hash of `T`, then the value),
@@ -106,7 +110,12 @@ pub fn to_extend<'de, T>(out: &mut Vec<u8>, value: &T) -> Result<()>
 where
     T: Serialize + Deserialize<'de>,
 {
-    codec::write_extend(&Options::DEFAULT, schema::hash::<T>()?, out, value)
+    codec::write_extend(
+        &Options::DEFAULT,
+        codec::header(schema::hash::<T>()?),
+        out,
+        value,
+    )
 }
 
 /// Encodes `value` framed (header with the hash of `T`, then the value)
@@ -131,7 +140,12 @@ pub fn to_slice<'de, T>(buf: &mut [u8], value: &T) -> Result<usize>
 where
     T: Serialize + Deserialize<'de>,
 {
-    codec::write_slice(&Options::DEFAULT, schema::hash::<T>()?, buf, value)
+    codec::write_slice(
+        &Options::DEFAULT,
+        codec::header(schema::hash::<T>()?),
+        buf,
+        value,
+    )
 }
 
 /// Writes `value` as a framed value into `writer`.
@@ -152,7 +166,12 @@ where
     W: Write,
     T: Serialize + Deserialize<'de>,
 {
-    codec::write_to(&Options::DEFAULT, schema::hash::<T>()?, writer, value)
+    codec::write_to(
+        &Options::DEFAULT,
+        codec::header(schema::hash::<T>()?),
+        writer,
+        value,
+    )
 }
 
 /// Decodes a framed buffer holding exactly one value of `T`. `&str` and
