@@ -55,14 +55,17 @@ pub struct Schema<T> {
     /// 216 / 298).
     head: [u8; FRAME_LEN],
     opts: Options,
-    /// `opts == Options::DEFAULT`: `from_slice` then passes the constant,
-    /// so that its caps fold into the code as in the free functions
-    /// (callgrind, a 32-byte message, LTO / no LTO: `Schema::from_slice`
-    /// 116.5 -> 113.0 / 167.0 -> 173.0 instructions, and the unframed
-    /// `from_slice` 103.5 -> 100.6 / 154.0 -> 135.9, which no longer shares
-    /// its out-of-line copy with a caller whose caps are not constants).
-    /// The same for `to_extend` gave 128.6 -> 127.6 with LTO but 140.5 ->
-    /// 152.9 without, so encoding takes the options as they are.
+    /// `opts == Options::DEFAULT`: `from_slice`, `to_vec` and `to_extend`
+    /// then pass the constant, so that the caps and the limit fold into
+    /// the code as in the free functions (callgrind, a 32-byte message,
+    /// LTO / no LTO: `Schema::from_slice` 116.5 -> 113.0 / 167.0 -> 173.0
+    /// instructions, and the unframed `from_slice` 103.5 -> 100.6 / 154.0
+    /// -> 135.9, which no longer shares its out-of-line copy with a caller
+    /// whose caps are not constants). The encoders take other options in a
+    /// function of their own, out of line, and are `#[inline]`: with both
+    /// paths inline, no-LTO `to_extend` was not inlined and went 120 ->
+    /// 134; as now, `to_extend` 63.0 / 120.0 -> 57.6 / 120.0 and `to_vec`
+    /// 216 / 298 -> 182 / 277.
     default: bool,
     marker: PhantomData<fn() -> T>,
 }
@@ -130,7 +133,20 @@ impl<T> Schema<T> {
     /// # Errors
     ///
     /// As [`Options::to_vec`], offsets counted from the frame start.
+    #[inline]
     pub fn to_vec(&self, value: &T) -> Result<Vec<u8>>
+    where
+        T: Serialize,
+    {
+        if self.default {
+            codec::write_vec(&Options::DEFAULT, self.head, value)
+        } else {
+            self.vec_with_options(value)
+        }
+    }
+
+    #[inline(never)]
+    fn vec_with_options(&self, value: &T) -> Result<Vec<u8>>
     where
         T: Serialize,
     {
@@ -146,7 +162,20 @@ impl<T> Schema<T> {
     ///
     /// As [`Schema::to_vec`]; error offsets count from the start of `out`;
     /// the total limit does not count the header.
+    #[inline]
     pub fn to_extend(&self, out: &mut Vec<u8>, value: &T) -> Result<()>
+    where
+        T: Serialize,
+    {
+        if self.default {
+            codec::write_extend(&Options::DEFAULT, self.head, out, value)
+        } else {
+            self.extend_with_options(out, value)
+        }
+    }
+
+    #[inline(never)]
+    fn extend_with_options(&self, out: &mut Vec<u8>, value: &T) -> Result<()>
     where
         T: Serialize,
     {
