@@ -163,7 +163,7 @@ pub fn to_extend<T: ?Sized + Serialize>(out: &mut Vec<u8>, value: &T) -> Result<
 /// assert_eq!(e.detail(), ErrorDetail::BufferFull(9));
 /// ```
 pub fn to_slice<T: ?Sized + Serialize>(buf: &mut [u8], value: &T) -> Result<usize> {
-    ser::fill_slice(buf, [], value, &Limits::DEFAULT)
+    ser::fill_slice(buf, &[], value, &Limits::DEFAULT)
 }
 
 /// The number of bytes [`to_vec`] would produce, without keeping them.

@@ -199,7 +199,7 @@ impl Options {
     /// ```
     #[inline]
     pub fn to_slice<T: ?Sized + Serialize>(&self, buf: &mut [u8], value: &T) -> Result<usize> {
-        ser::fill_slice(buf, [], value, &self.limits)
+        ser::fill_slice(buf, &[], value, &self.limits)
     }
 
     /// Encodes `value` into a writer, as [`crate::to_writer`] does (a

@@ -85,7 +85,9 @@
 //!    reused buffer, LTO / no LTO: `mesh` 12.25M -> 7.88M / 12.75M ->
 //!    7.88M, `updates` 6.86M -> 5.74M / 6.94M -> 5.91M, `savedata` 1.95M
 //!    -> 1.54M / 2.00M -> 1.67M; `to_vec` `mesh` 12.25M -> 7.88M, `updates`
-//!    7.33M -> 6.22M, `savedata` 2.12M -> 1.70M (LTO).
+//!    7.33M -> 6.22M, `savedata` 2.12M -> 1.70M (LTO). `put_halves`
+//!    writes a frame header as two 8-byte stores after one test (wall
+//!    time, `framed::to_extend` of 32 bytes: 12.9 -> 5.8 ns).
 //!
 //! 7. `map_file` (feature `mmap`): the read-only file mapping behind
 //!    `TensorsFile`; its contract is stated on the function.
@@ -483,6 +485,30 @@ impl<'a> WriteCursor<'a> {
                 self.buf.as_mut_ptr().cast::<u8>().add(self.pos),
                 b.len(),
             );
+        }
+        self.pos = end;
+        true
+    }
+
+    /// Writes the two 8-byte halves of a frame header when they fit, with
+    /// one room test, as two stores: a header just built from a hash then
+    /// goes from registers to the buffer. As one 16-byte copy, the halves
+    /// were stored to the stack and reloaded as one value before they had
+    /// landed, a store-forwarding stall (`framed::to_extend` of a 32-byte
+    /// message, LTO: 12.9 -> 6.0 ns).
+    #[inline]
+    pub(crate) fn put_halves(&mut self, lo: [u8; 8], hi: [u8; 8]) -> bool {
+        // No overflow: `pos <= FULL_MAX`.
+        let end = self.pos + 16;
+        if end > self.buf.len() {
+            return self.refuse(end);
+        }
+        // SAFETY: `pos + 16 <= buf.len()` was just checked, so both 8-byte
+        // destinations are in bounds; unaligned writes of plain bytes.
+        unsafe {
+            let dst = self.buf.as_mut_ptr().cast::<u8>().add(self.pos);
+            dst.cast::<[u8; 8]>().write_unaligned(lo);
+            dst.add(8).cast::<[u8; 8]>().write_unaligned(hi);
         }
         self.pos = end;
         true

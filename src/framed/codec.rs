@@ -16,7 +16,7 @@ use crate::options::Options;
 #[inline(always)]
 pub(super) fn write_vec<T: ?Sized + Serialize>(
     opts: &Options,
-    head: [u8; FRAME_LEN],
+    head: &[u8; FRAME_LEN],
     value: &T,
 ) -> Result<Vec<u8>> {
     let out = crate::ser::buffer_for(value, opts.limits(), FRAME_LEN);
@@ -45,7 +45,7 @@ pub(super) fn header_hash(head: &[u8; FRAME_LEN]) -> u64 {
 #[inline(always)]
 pub(super) fn write_extend<T: ?Sized + Serialize>(
     opts: &Options,
-    head: [u8; FRAME_LEN],
+    head: &[u8; FRAME_LEN],
     out: &mut Vec<u8>,
     value: &T,
 ) -> Result<()> {
@@ -56,7 +56,7 @@ pub(super) fn write_extend<T: ?Sized + Serialize>(
 #[inline(always)]
 pub(super) fn write_slice<T: ?Sized + Serialize>(
     opts: &Options,
-    head: [u8; FRAME_LEN],
+    head: &[u8; FRAME_LEN],
     buf: &mut [u8],
     value: &T,
 ) -> Result<usize> {
@@ -65,11 +65,11 @@ pub(super) fn write_slice<T: ?Sized + Serialize>(
 
 pub(super) fn write_to<W: Write, T: ?Sized + Serialize>(
     opts: &Options,
-    head: [u8; FRAME_LEN],
+    head: &[u8; FRAME_LEN],
     mut writer: W,
     value: &T,
 ) -> Result<()> {
-    writer.write_all(&head).map_err(|e| Error::io(e, Some(0)))?;
+    writer.write_all(head).map_err(|e| Error::io(e, Some(0)))?;
     opts.to_writer(&mut writer, value)
         .map_err(|e| e.shifted(FRAME_LEN as u64))
 }
@@ -184,7 +184,7 @@ mod tests {
             assert_eq!(header_hash(&header(hash)), hash);
             // Appended after existing bytes, with the value after it.
             let mut out = vec![0xEE];
-            write_extend(&Options::DEFAULT, header(hash), &mut out, &7u8).unwrap();
+            write_extend(&Options::DEFAULT, &header(hash), &mut out, &7u8).unwrap();
             assert_eq!(out[0], 0xEE);
             assert_eq!(out[1..17], frame::encode(Some(hash)));
             assert_eq!(out[17..], [7]);

@@ -139,7 +139,7 @@ impl<T> Schema<T> {
         T: Serialize,
     {
         if self.default {
-            codec::write_vec(&Options::DEFAULT, self.head, value)
+            codec::write_vec(&Options::DEFAULT, &self.head, value)
         } else {
             self.vec_with_options(value)
         }
@@ -150,7 +150,7 @@ impl<T> Schema<T> {
     where
         T: Serialize,
     {
-        codec::write_vec(&self.opts, self.head, value)
+        codec::write_vec(&self.opts, &self.head, value)
     }
 
     /// Encodes `value` framed with this schema's hash, appending to `out`
@@ -168,7 +168,7 @@ impl<T> Schema<T> {
         T: Serialize,
     {
         if self.default {
-            codec::write_extend(&Options::DEFAULT, self.head, out, value)
+            codec::write_extend(&Options::DEFAULT, &self.head, out, value)
         } else {
             self.extend_with_options(out, value)
         }
@@ -179,7 +179,7 @@ impl<T> Schema<T> {
     where
         T: Serialize,
     {
-        codec::write_extend(&self.opts, self.head, out, value)
+        codec::write_extend(&self.opts, &self.head, out, value)
     }
 
     /// Encodes `value` framed with this schema's hash into the front of
@@ -194,7 +194,7 @@ impl<T> Schema<T> {
     where
         T: Serialize,
     {
-        codec::write_slice(&self.opts, self.head, buf, value)
+        codec::write_slice(&self.opts, &self.head, buf, value)
     }
 
     /// Writes `value` framed with this schema's hash into `writer`.
@@ -206,7 +206,7 @@ impl<T> Schema<T> {
     where
         T: Serialize,
     {
-        codec::write_to(&self.opts, self.head, writer, value)
+        codec::write_to(&self.opts, &self.head, writer, value)
     }
 
     /// Decodes a framed buffer; `&str` and `&[u8]` fields borrow from it.

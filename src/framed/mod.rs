@@ -78,7 +78,7 @@ where
 {
     codec::write_vec(
         &Options::DEFAULT,
-        codec::header(schema::hash::<T>()?),
+        &codec::header(schema::hash::<T>()?),
         value,
     )
 }
@@ -112,7 +112,7 @@ where
 {
     codec::write_extend(
         &Options::DEFAULT,
-        codec::header(schema::hash::<T>()?),
+        &codec::header(schema::hash::<T>()?),
         out,
         value,
     )
@@ -142,7 +142,7 @@ where
 {
     codec::write_slice(
         &Options::DEFAULT,
-        codec::header(schema::hash::<T>()?),
+        &codec::header(schema::hash::<T>()?),
         buf,
         value,
     )
@@ -168,7 +168,7 @@ where
 {
     codec::write_to(
         &Options::DEFAULT,
-        codec::header(schema::hash::<T>()?),
+        &codec::header(schema::hash::<T>()?),
         writer,
         value,
     )

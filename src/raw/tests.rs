@@ -117,21 +117,23 @@ fn push_is_vec_push() {
 
 #[test]
 fn write_cursor_never_passes_the_end() {
-    for cap in 0..12 {
+    for cap in 0..40 {
         let mut buf = vec![0xEEu8; cap];
         let mut c = WriteCursor::new(&mut buf);
         let mut want = Vec::new();
         let (mut full, mut asked) = (false, 0);
-        for step in 0..9u8 {
-            let ok = match step % 3 {
+        for step in 0..12u8 {
+            let ok = match step % 4 {
                 0 => c.put(&[step; 3]),
                 1 => c.push(step),
-                _ => c.put_counted(u32::from(step), &[step]),
+                2 => c.put_counted(u32::from(step), &[step]),
+                _ => c.put_halves([step; 8], [!step; 8]),
             };
-            let mut piece = match step % 3 {
+            let mut piece = match step % 4 {
                 0 => vec![step; 3],
                 1 => vec![step],
-                _ => vec![step, 0, 0, 0, step],
+                2 => vec![step, 0, 0, 0, step],
+                _ => [[step; 8], [!step; 8]].concat(),
             };
             // Once a write is refused nothing more is stored, even a
             // piece that would fit in the room left.

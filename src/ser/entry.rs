@@ -15,7 +15,7 @@ use crate::limits::Limits;
 /// Serializes into a new `Vec`.
 #[inline(never)]
 pub(crate) fn to_vec<T: ?Sized + Serialize>(value: &T, limits: &Limits) -> Result<Vec<u8>> {
-    fill_new(buffer_for(value, limits, 0), [], value, limits)
+    fill_new(buffer_for(value, limits, 0), &[], value, limits)
 }
 
 /// An empty buffer with room for `head` bytes and then `value`, sized by a
@@ -62,7 +62,7 @@ pub(crate) fn to_extend<T: ?Sized + Serialize>(
     value: &T,
     limits: &Limits,
 ) -> Result<()> {
-    extend_with(out, [], value, limits)
+    extend_with(out, &[], value, limits)
 }
 
 /// Appends `head` (a frame header, or nothing) and then `value` to `out`:
@@ -79,7 +79,7 @@ pub(crate) fn to_extend<T: ?Sized + Serialize>(
 #[inline(always)]
 pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
-    head: [u8; N],
+    head: &[u8; N],
     value: &T,
     limits: &Limits,
 ) -> Result<()> {
@@ -99,7 +99,7 @@ pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
 fn extend_again<const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
     n: usize,
-    head: [u8; N],
+    head: &[u8; N],
     value: &T,
     limits: &Limits,
 ) -> Result<()> {
@@ -126,7 +126,7 @@ fn extend_again<const N: usize, T: ?Sized + Serialize>(
 #[inline(always)]
 fn extend_spare<const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
-    head: [u8; N],
+    head: &[u8; N],
     value: &T,
     limits: &Limits,
 ) -> Result<Option<usize>> {
@@ -138,7 +138,7 @@ fn extend_spare<const N: usize, T: ?Sized + Serialize>(
     );
     // Offsets count the bytes already in `out`.
     ser.flushed = start as u64;
-    ser.put(&head);
+    ser.out.put_head(head);
     ser.prefix = (start + N) as u64;
     value.serialize(&mut ser)?;
     ser.check_limit()?;
@@ -182,13 +182,13 @@ fn second_pass_differs(n: usize) -> Error {
 #[inline(never)]
 fn extend_grow<const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
-    head: [u8; N],
+    head: &[u8; N],
     value: &T,
     limits: &Limits,
 ) -> Result<()> {
     let start = out.len();
     let mut ser = Serializer::with_sink(VecOut(std::mem::take(out)), Sink::None, limits);
-    ser.put(&head);
+    ser.out.put_head(head);
     ser.prefix = (start + N) as u64;
     let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
     *out = ser.out.0;
@@ -206,7 +206,7 @@ fn extend_grow<const N: usize, T: ?Sized + Serialize>(
 #[inline(always)]
 pub(crate) fn fill_new<const N: usize, T: ?Sized + Serialize>(
     out: Vec<u8>,
-    head: [u8; N],
+    head: &[u8; N],
     value: &T,
     limits: &Limits,
 ) -> Result<Vec<u8>> {
@@ -226,13 +226,13 @@ pub(crate) fn fill_new<const N: usize, T: ?Sized + Serialize>(
 #[inline(always)]
 pub(crate) fn fill_slice<const N: usize, T: ?Sized + Serialize>(
     buf: &mut [u8],
-    head: [u8; N],
+    head: &[u8; N],
     value: &T,
     limits: &Limits,
 ) -> Result<usize> {
     let capacity = buf.len();
     let mut ser = Serializer::with_sink(SliceOut::new(buf), Sink::None, limits);
-    ser.put(&head);
+    ser.out.put_head(head);
     ser.prefix = N as u64;
     value.serialize(&mut ser)?;
     ser.check_limit()?;
@@ -265,7 +265,7 @@ pub(crate) fn to_writer<W: io::Write, T: ?Sized + Serialize>(
         // error the `Vec` is as it was). Offsets count from the value's
         // start, as for any writer, not from the `Vec`'s.
         let start = v.len() as u64;
-        return extend_grow(v, [], value, limits).map_err(|e| e.unshifted(start));
+        return extend_grow(v, &[], value, limits).map_err(|e| e.unshifted(start));
     }
     match STAGING.try_with(|cell| staged(&mut writer, value, limits, cell)) {
         Ok(r) => r,

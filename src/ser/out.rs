@@ -31,6 +31,12 @@ pub trait Out {
     /// Appends a 4-byte count and then `b`.
     fn put_counted(&mut self, count: u32, b: &[u8]);
 
+    /// Appends `head` (a frame header, or nothing).
+    #[inline]
+    fn put_head<const N: usize>(&mut self, head: &[u8; N]) {
+        self.put(head);
+    }
+
     /// Cuts the output back to `n` bytes (`n <= len`).
     fn truncate(&mut self, n: usize);
 
@@ -164,6 +170,19 @@ impl<const SPARE: bool> Out for SliceOut<'_, SPARE> {
     #[inline]
     fn put_counted(&mut self, count: u32, b: &[u8]) {
         self.cur.put_counted(count, b);
+    }
+
+    #[inline]
+    fn put_head<const N: usize>(&mut self, head: &[u8; N]) {
+        // A frame header: its halves stored apart (`WriteCursor::put_halves`).
+        if let (Ok(lo), Some(Ok(hi))) = (
+            <[u8; 8]>::try_from(&head[..N.min(8)]),
+            head.get(8..).map(<[u8; 8]>::try_from),
+        ) {
+            self.cur.put_halves(lo, hi);
+        } else {
+            self.cur.put(head);
+        }
     }
 
     #[inline]
