@@ -13,7 +13,7 @@ use crate::error::{Error, ErrorCode, ErrorDetail, Result};
 use crate::limits::Limits;
 
 /// Serializes into a new `Vec`.
-#[inline(never)]
+#[inline]
 pub(crate) fn to_vec<T: ?Sized + Serialize>(value: &T, limits: &Limits) -> Result<Vec<u8>> {
     fill_new(buffer_for(value, limits, 0), &[], value, limits)
 }
