@@ -594,14 +594,14 @@ pub(crate) fn commit_spare(out: &mut Vec<u8>, w: Written) -> bool {
 /// capacity twice and store and reload the length in between, because
 /// LLVM cannot carry "room for 4 + n" across the first append.
 #[inline]
-pub(crate) fn put_counted(out: &mut Vec<u8>, count: u32, bytes: &[u8]) {
+pub(crate) fn put_counted<const STREAM: bool>(out: &mut Vec<u8>, count: u32, bytes: &[u8]) {
     let n = 4 + bytes.len();
     let len = out.len();
     // No overflow: `out` and `bytes` are two live allocations (`bytes` is
     // borrowed apart from `out`), so their lengths together stay far below
     // `usize::MAX - 4` in any address space.
     if len + n > out.capacity() {
-        grow(out, n);
+        grow::<STREAM>(out, n);
     }
     // SAFETY: `capacity - len >= n` (tested, or made by `reserve(n)`,
     // which keeps the length), so the 4 + `bytes.len()`
@@ -621,11 +621,11 @@ pub(crate) fn put_counted(out: &mut Vec<u8>, count: u32, bytes: &[u8]) {
 /// `len + n > capacity` (a compare) rather than std's `capacity - len < n`
 /// (a copy, a subtraction and a compare), once per value written.
 #[inline]
-pub(crate) fn append(out: &mut Vec<u8>, bytes: &[u8]) {
+pub(crate) fn append<const STREAM: bool>(out: &mut Vec<u8>, bytes: &[u8]) {
     let len = out.len();
     // No overflow: two live allocations' lengths (see `put_counted`).
     if len + bytes.len() > out.capacity() {
-        grow(out, bytes.len());
+        grow::<STREAM>(out, bytes.len());
     }
     // SAFETY: `capacity - len >= bytes.len()` (tested, or made by
     // `reserve`, which keeps the length), so the bytes written from `len`
@@ -641,10 +641,10 @@ pub(crate) fn append(out: &mut Vec<u8>, bytes: &[u8]) {
 
 /// Appends one byte: `Vec::push` with the out-of-line `grow`.
 #[inline]
-pub(crate) fn push(out: &mut Vec<u8>, b: u8) {
+pub(crate) fn push<const STREAM: bool>(out: &mut Vec<u8>, b: u8) {
     let len = out.len();
     if len == out.capacity() {
-        grow(out, 1);
+        grow::<STREAM>(out, 1);
     }
     // SAFETY: `capacity > len` (tested, or made by `reserve(1)`, which
     // keeps the length), so the byte at `len` is inside the allocation and
@@ -655,11 +655,21 @@ pub(crate) fn push(out: &mut Vec<u8>, b: u8) {
     }
 }
 
-/// `reserve(n)`, out of line: the append's rare path.
+/// `reserve(n)`, out of line: the append's rare path. A stream's staging
+/// buffer (`STREAM`) at least doubles, as `reserve` does anyway: the two
+/// bodies differ so that the serializers of a stream and of a `Vec` do
+/// not compile to one shared function with several callers, which LLVM
+/// does not inline (a 32-byte message's `Serialize` for `to_writer` was
+/// shared with `to_extend`'s growing pass; apart, and with `to_writer`
+/// calling it once, `tick32 serio` LTO 166 -> 138 instructions).
 #[cold]
 #[inline(never)]
-fn grow(out: &mut Vec<u8>, n: usize) {
-    out.reserve(n);
+fn grow<const STREAM: bool>(out: &mut Vec<u8>, n: usize) {
+    if STREAM {
+        out.reserve(n.max(out.len()));
+    } else {
+        out.reserve(n);
+    }
 }
 
 /// Piece 8: the bytes behind what serde hands `collect_seq` for a

@@ -66,17 +66,17 @@ macro_rules! vec_out {
 
             #[inline]
             fn put(&mut self, b: &[u8]) {
-                crate::raw::append(&mut self.0, b);
+                crate::raw::append::<$stream>(&mut self.0, b);
             }
 
             #[inline]
             fn push(&mut self, b: u8) {
-                crate::raw::push(&mut self.0, b);
+                crate::raw::push::<$stream>(&mut self.0, b);
             }
 
             #[inline]
             fn put_counted(&mut self, count: u32, b: &[u8]) {
-                crate::raw::put_counted(&mut self.0, count, b);
+                crate::raw::put_counted::<$stream>(&mut self.0, count, b);
             }
 
             #[inline]
