@@ -245,13 +245,13 @@ impl<'de, R: Read<'de>> Deserializer<R> {
 
 /// Reads one value from a slice; trailing bytes are TRAILING unless allowed.
 ///
-/// `#[inline]`, a hint LLVM may still decline (it does for a 32-byte
-/// message with LTO): callgrind, `tick32`, each loop in its own function,
-/// LTO / no LTO 96.0 / 140.0 -> 93.0 / 135.2 instructions, the datasets'
-/// decode unchanged. (In one shared bench function it ran 103 out of
-/// line, 120 forced inline, 131 as an `#[inline(never)]` copy for the
-/// default caps.)
-#[inline]
+/// Always inlined, as bincode 1.3's `deserialize` is by LLVM: the
+/// decoder then lives in its caller's frame. callgrind, `tick32`, each
+/// loop in its own function, LTO / no LTO: 96.0 / 140.0 out of line, 93.0
+/// / 135.2 with `#[inline]` (declined with LTO), 62.9 / 119.0 always
+/// inlined; the datasets' decode unchanged. (In one shared bench function
+/// forcing it had cost: 103 -> 120.)
+#[inline(always)]
 pub(crate) fn from_slice<'de, T: de::Deserialize<'de>>(
     bytes: &'de [u8],
     limits: &Limits,
