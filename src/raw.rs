@@ -490,12 +490,9 @@ impl<'a> WriteCursor<'a> {
         true
     }
 
-    /// Writes the two 8-byte halves of a frame header when they fit, with
-    /// one room test, as two stores: a header just built from a hash then
-    /// goes from registers to the buffer. As one 16-byte copy, the halves
-    /// were stored to the stack and reloaded as one value before they had
-    /// landed, a store-forwarding stall (`framed::to_extend` of a 32-byte
-    /// message, LTO: 12.9 -> 6.0 ns).
+    /// Writes a frame header's two 8-byte halves after one room test, as
+    /// two stores from registers. As one 16-byte copy of halves just
+    /// stored to the stack it stalled store forwarding (piece 6).
     #[inline]
     pub(crate) fn put_halves(&mut self, lo: [u8; 8], hi: [u8; 8]) -> bool {
         // No overflow: `pos <= FULL_MAX`.
@@ -655,13 +652,10 @@ pub(crate) fn push<const STREAM: bool>(out: &mut Vec<u8>, b: u8) {
     }
 }
 
-/// `reserve(n)`, out of line: the append's rare path. A stream's staging
-/// buffer (`STREAM`) at least doubles, as `reserve` does anyway: the two
-/// bodies differ so that the serializers of a stream and of a `Vec` do
-/// not compile to one shared function with several callers, which LLVM
-/// does not inline (a 32-byte message's `Serialize` for `to_writer` was
-/// shared with `to_extend`'s growing pass; apart, and with `to_writer`
-/// calling it once, `tick32 serio` LTO 166 -> 138 instructions).
+/// `reserve(n)`, out of line: the append's rare path. A stream's buffer
+/// (`STREAM`) at least doubles, as `reserve` does anyway, in a body of its
+/// own: else LLVM merged a stream's and a `Vec`'s serializer into one
+/// function it did not inline (`tick32 serio` LTO: 166 -> 138 apart).
 #[cold]
 #[inline(never)]
 fn grow<const STREAM: bool>(out: &mut Vec<u8>, n: usize) {
