@@ -214,8 +214,23 @@ pub(crate) fn fill_new<const N: usize, T: ?Sized + Serialize>(
     if extend_spare(&mut out, head, value, limits)?.is_some() {
         // The counting pass was short (a `Serialize` impl whose size
         // changes between calls): this third pass grows the `Vec`.
-        extend_grow(&mut out, head, value, limits)?;
+        return third_pass(out, head, value, limits);
     }
+    Ok(out)
+}
+
+/// [`fill_new`]'s third pass, taking the `Vec` by value: lent to an
+/// out-of-line call, `fill_new`'s `Vec` had to live in memory, and its
+/// new length, stored there, was reloaded at once as part of a 16-byte
+/// move of the result (a store-forwarding stall).
+#[inline(never)]
+fn third_pass<const N: usize, T: ?Sized + Serialize>(
+    mut out: Vec<u8>,
+    head: &[u8; N],
+    value: &T,
+    limits: &Limits,
+) -> Result<Vec<u8>> {
+    extend_grow(&mut out, head, value, limits)?;
     Ok(out)
 }
 
