@@ -72,6 +72,11 @@ pub use handle::Schema;
 /// let bytes = kiln_serde::framed::to_vec(&7u8).unwrap();
 /// assert_eq!((bytes.len(), bytes[16]), (17, 7));
 /// ```
+// Always inlined: returned from a call, the `Vec` was stored as three
+// words and reloaded by the caller in one 16-byte move, a store-forwarding
+// stall (32 bytes, LTO: 22 ns against `Schema::to_vec`'s 12; 188 -> 176
+// instructions). LLVM declined a plain `#[inline]`.
+#[inline(always)]
 pub fn to_vec<'de, T>(value: &T) -> Result<Vec<u8>>
 where
     T: Serialize + Deserialize<'de>,
