@@ -16,7 +16,7 @@
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Deserializer;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use crate::read::Read;
 
 impl<'de, R: Read<'de>> Deserializer<R> {
@@ -39,11 +39,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         self.depth -= 1;
         let v = r.map_err(|e: Error| e.or_offset(at))?;
         if left != 0 {
-            return Err(Error::at_fmt(
-                ErrorCode::Message,
-                at,
-                format_args!("the visitor left {left} of {n} elements unread"),
-            ));
+            return Err(super::left_unread(left, n, at));
         }
         if all_u8 {
             self.last_str = (start, self.read.mark());
