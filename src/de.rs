@@ -158,14 +158,17 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     #[cold]
     #[inline(never)]
     fn too_deep(&self, at: u64) -> Error {
+        // The cap is copied out before it is formatted: `format_args!` of
+        // the field itself would capture a pointer into the deserializer,
+        // and a captured address keeps the whole deserializer (its read
+        // position too) in memory on every path that can fail (callgrind,
+        // LTO, `mesh` de: a store per `f32`).
+        let cap = self.limits.max_depth;
         Error::detailed(
             ErrorCode::Limit,
             at,
-            ErrorDetail::TooDeep(self.limits.max_depth),
-            format_args!(
-                "nesting deeper than the depth cap {}",
-                self.limits.max_depth
-            ),
+            ErrorDetail::TooDeep(cap),
+            format_args!("nesting deeper than the depth cap {cap}"),
         )
     }
 

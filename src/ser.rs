@@ -102,11 +102,15 @@ impl<'w, O: Out> Serializer<'w, O> {
     #[cold]
     #[inline(never)]
     fn too_deep(&self) -> Error {
+        // Copied out before it is formatted, as in the decoder's: a
+        // pointer into the serializer captured by `format_args!` would keep
+        // the serializer in memory on every path that can fail.
+        let cap = self.max_depth;
         Error::detailed(
             ErrorCode::Limit,
             self.total(),
-            ErrorDetail::TooDeep(self.max_depth),
-            format_args!("nesting deeper than the depth cap {}", self.max_depth),
+            ErrorDetail::TooDeep(cap),
+            format_args!("nesting deeper than the depth cap {cap}"),
         )
     }
 

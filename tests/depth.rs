@@ -55,6 +55,11 @@ fn assert_limit(r: kiln_serde::Result<impl std::fmt::Debug>, at: u64, cap: u32, 
             assert_eq!(e.code(), ErrorCode::Limit, "{what}: {e}");
             assert_eq!(e.offset(), Some(at), "{what}: {e}");
             assert_eq!(e.detail(), ErrorDetail::TooDeep(cap), "{what}: {e}");
+            assert_eq!(
+                e.message(),
+                format!("nesting deeper than the depth cap {cap}"),
+                "{what}"
+            );
         }
         Ok(v) => panic!("{what}: expected LIMIT at {at}, got {v:?}"),
     }
