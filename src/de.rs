@@ -423,12 +423,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
                 self.depth -= 1;
                 r.map_err(|e: Error| e.or_offset(at))
             }
-            t => Err(not_0_or_1(
-                ErrorDetail::BadOptionTag(t),
-                "option tag",
-                t,
-                at,
-            )),
+            t => Err(bad_option_tag(t, at)),
         }
     }
 
@@ -601,8 +596,18 @@ fn unknown_variant(idx: u32, e: &Error, at: u64) -> Error {
     )
 }
 
+/// An option tag that is neither 0 nor 1, at offset `at`. Two arguments
+/// at the call: the four of [`not_0_or_1`] kept serde's `Option` visitor
+/// out of line.
+#[cold]
+#[inline(never)]
+fn bad_option_tag(t: u8, at: u64) -> Error {
+    not_0_or_1(ErrorDetail::BadOptionTag(t), "option tag", t, at)
+}
+
 /// A `bool` byte that is neither 0 nor 1, at offset `at`.
-#[inline]
+#[cold]
+#[inline(never)]
 fn bad_bool(b: u8, at: u64) -> Error {
     not_0_or_1(ErrorDetail::BadBool(b), "bool byte", b, at)
 }
