@@ -1,8 +1,8 @@
 //! Unit tests of the unsafe pieces (`.ci/run` runs them under valgrind).
 
 use super::{
-    append, byte_seq, byte_vec_as, commit_spare, push, put_counted, str_from_utf8, Block64, Cursor,
-    ThinBox, WriteCursor,
+    append, byte_seq, byte_vec_as, fill_spare, push, put_counted, str_from_utf8, Block64, Cursor,
+    FillSpare, ThinBox, WriteCursor,
 };
 
 /// `op` and `model` leave the same buffer for every length around the
@@ -276,39 +276,68 @@ fn crosses_threads() {
     assert_eq!(sum, 6);
 }
 
-#[test]
-fn a_cursor_over_spare_capacity_commits_only_where_it_wrote() {
-    for cap in [0usize, 3, 8, 20] {
-        let mut v: Vec<u8> = Vec::with_capacity(cap + 2);
-        v.extend_from_slice(&[0xAA, 0xBB]);
-        let fits = 3 + 1 + 6 <= v.capacity() - v.len();
-        let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
+/// Writes 10 bytes.
+struct Writes;
+impl FillSpare for Writes {
+    type Error = &'static str;
+    fn fill<'s>(self, mut c: WriteCursor<'s>) -> Result<WriteCursor<'s>, &'static str> {
         c.put(&[1, 2, 3]);
         c.push(4);
         c.put_counted(2, &[5, 6]);
-        let w = c.finish();
-        assert_eq!(w.is_some(), fits, "cap {cap}");
-        if let Some(w) = w {
-            assert!(commit_spare(&mut v, w));
+        Ok(c)
+    }
+}
+
+/// Writes, then fails.
+struct Fails;
+impl FillSpare for Fails {
+    type Error = &'static str;
+    fn fill<'s>(self, mut c: WriteCursor<'s>) -> Result<WriteCursor<'s>, &'static str> {
+        c.put(&[9; 4]);
+        Err("stop")
+    }
+}
+
+/// Hands back a cursor over another buffer (only a `'static` one
+/// outlives every `'s`).
+struct Elsewhere(&'static mut [u8]);
+impl FillSpare for Elsewhere {
+    type Error = &'static str;
+    fn fill<'s>(self, _: WriteCursor<'s>) -> Result<WriteCursor<'s>, &'static str> {
+        let mut c = WriteCursor::new(self.0);
+        c.put(&[1, 2]);
+        Ok(c)
+    }
+}
+
+#[test]
+fn a_cursor_over_spare_capacity_commits_only_where_it_wrote() {
+    for cap in [0usize, 3, 8, 10, 20] {
+        let mut v: Vec<u8> = Vec::with_capacity(cap + 2);
+        v.extend_from_slice(&[0xAA, 0xBB]);
+        let fits = 3 + 1 + 6 <= v.capacity() - v.len();
+        let left = fill_spare(&mut v, Writes);
+        if fits {
+            assert_eq!(left, Ok(None), "cap {cap}");
             assert_eq!(v, [0xAA, 0xBB, 1, 2, 3, 4, 2, 0, 0, 0, 5, 6]);
         } else {
+            assert_eq!(left, Ok(Some(10)), "cap {cap}");
             assert_eq!(v, [0xAA, 0xBB]);
         }
     }
-    // A record of bytes written elsewhere (another buffer, or this one
-    // before it grew) is refused.
-    let mut other = [0u8; 4];
-    let mut c = WriteCursor::new(&mut other);
-    c.put(&[1, 2]);
-    let w = c.finish().unwrap();
+    // A failing fill leaves the Vec as it was, whatever it wrote.
     let mut v: Vec<u8> = Vec::with_capacity(16);
-    assert!(!commit_spare(&mut v, w));
-    assert!(v.is_empty());
-    let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
-    c.put(&[7; 4]);
-    let w = c.finish().unwrap();
+    assert_eq!((fill_spare(&mut v, Fails), v.len()), (Err("stop"), 0));
+    // A cursor handed back over another buffer (bytes written elsewhere)
+    // is refused, and the Vec is unchanged.
+    let mut v: Vec<u8> = Vec::with_capacity(16);
     v.push(1);
-    assert!(!commit_spare(&mut v, w));
+    let other: &'static mut [u8] = Box::leak(Box::new([0u8; 4]));
+    // Kept reachable, so valgrind's leak check (CI) does not count it.
+    static KEEP: std::sync::atomic::AtomicPtr<u8> =
+        std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+    KEEP.store(other.as_mut_ptr(), std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(fill_spare(&mut v, Elsewhere(other)), Ok(Some(2)));
     assert_eq!(v, [1]);
 }
 

@@ -11,6 +11,7 @@ use super::out::{Out, SliceOut, SpareOut, StreamOut, VecOut};
 use super::{size, Serializer, Sink};
 use crate::error::{Error, ErrorCode, ErrorDetail, Result};
 use crate::limits::Limits;
+use crate::raw::{FillSpare, WriteCursor};
 
 /// Serializes into a new `Vec`.
 #[inline]
@@ -131,26 +132,40 @@ fn extend_spare<const N: usize, T: ?Sized + Serialize>(
     limits: &Limits,
 ) -> Result<Option<usize>> {
     let start = out.len();
-    let mut ser = Serializer::with_sink(
-        SpareOut::spare(out.spare_capacity_mut()),
-        Sink::None,
-        limits,
-    );
-    // Offsets count the bytes already in `out`.
-    ser.flushed = start as u64;
-    ser.out.put_head(head);
-    ser.prefix = (start + N) as u64;
-    value.serialize(&mut ser)?;
-    ser.check_limit()?;
-    let n = ser.out.len();
-    if ser
-        .out
-        .finish()
-        .is_some_and(|w| crate::raw::commit_spare(out, w))
-    {
-        return Ok(None);
+    crate::raw::fill_spare(
+        out,
+        SpareFill {
+            head,
+            value,
+            limits,
+            start,
+        },
+    )
+}
+
+/// [`extend_spare`]'s writes through the spare capacity's cursor.
+struct SpareFill<'a, const N: usize, T: ?Sized> {
+    head: &'a [u8; N],
+    value: &'a T,
+    limits: &'a Limits,
+    /// `out`'s length before.
+    start: usize,
+}
+
+impl<const N: usize, T: ?Sized + Serialize> FillSpare for SpareFill<'_, N, T> {
+    type Error = Error;
+
+    #[inline(always)]
+    fn fill<'s>(self, cur: WriteCursor<'s>) -> Result<WriteCursor<'s>> {
+        let mut ser = Serializer::with_sink(SpareOut::from_cursor(cur), Sink::None, self.limits);
+        // Offsets count the bytes already in `out`.
+        ser.flushed = self.start as u64;
+        ser.out.put_head(self.head);
+        ser.prefix = (self.start + N) as u64;
+        self.value.serialize(&mut ser)?;
+        ser.check_limit()?;
+        Ok(ser.out.into_cursor())
     }
-    Ok(Some(n))
 }
 
 #[cold]

@@ -10,7 +10,7 @@
 //! sorting and count patches are skipped; the value's own errors (a count
 //! above the wire maximum, nesting too deep) still come first.
 
-use crate::raw::{WriteCursor, Written};
+use crate::raw::WriteCursor;
 
 /// The serializer's output buffer.
 pub trait Out {
@@ -126,12 +126,17 @@ impl<'s> SliceOut<'s> {
 }
 
 impl<'s> SpareOut<'s> {
-    /// An empty output over `spare`.
+    /// An output over a cursor on a `Vec`'s spare capacity
+    /// ([`crate::raw::fill_spare`]'s).
     #[inline]
-    pub fn spare(spare: &'s mut [std::mem::MaybeUninit<u8>]) -> Self {
-        SliceOut {
-            cur: WriteCursor::new_uninit(spare),
-        }
+    pub(crate) fn from_cursor(cur: WriteCursor<'s>) -> Self {
+        SliceOut { cur }
+    }
+
+    /// The cursor back, for `fill_spare` to take what it wrote.
+    #[inline]
+    pub(crate) fn into_cursor(self) -> WriteCursor<'s> {
+        self.cur
     }
 }
 
@@ -140,12 +145,6 @@ impl<const SPARE: bool> SliceOut<'_, SPARE> {
     #[inline]
     pub fn is_full(&self) -> bool {
         self.cur.is_full()
-    }
-
-    /// Where the bytes written lie; `None` when some did not fit.
-    #[inline]
-    pub(crate) fn finish(self) -> Option<Written> {
-        self.cur.finish()
     }
 }
 
