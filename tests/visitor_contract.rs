@@ -8,81 +8,45 @@ use std::fmt;
 use kiln_serde::ErrorCode;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-/// Which shape asks for the elements.
+/// What asks for the elements.
+const SEQ: u8 = 0;
+const TUPLE3: u8 = 1;
+const MAP: u8 = 2;
+/// A map whose keys are `FirstOnly<SEQ>`.
+const KEY_MAP: u8 = 3;
+
+/// Reads the first element (or entry) of the shape `S` and stops; a
+/// `KEY_MAP` reads every entry, each key a `FirstOnly<SEQ>`.
 #[derive(Debug)]
-enum Ask {
-    Seq,
-    Tuple3,
+struct FirstOnly<const S: u8>;
+
+impl<'de, const S: u8> Deserialize<'de> for FirstOnly<S> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match S {
+            SEQ => d.deserialize_seq(FirstVisitor),
+            TUPLE3 => d.deserialize_tuple(3, FirstVisitor),
+            _ => d.deserialize_map(FirstVisitor),
+        }
+    }
 }
 
-/// Reads the first element and stops.
-#[derive(Debug)]
-struct FirstOnly;
-
-struct FirstVisitor;
-impl<'de> Visitor<'de> for FirstVisitor {
-    type Value = FirstOnly;
+struct FirstVisitor<const S: u8>;
+impl<'de, const S: u8> Visitor<'de> for FirstVisitor<S> {
+    type Value = FirstOnly<S>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("elements")
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<FirstOnly, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
         let _: Option<u8> = s.next_element()?;
         Ok(FirstOnly)
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<FirstOnly, A::Error> {
-        let _: Option<(u8, u8)> = m.next_entry()?;
-        Ok(FirstOnly)
-    }
-}
-
-fn first_only<'de, D: Deserializer<'de>>(d: D, ask: Ask) -> Result<FirstOnly, D::Error> {
-    match ask {
-        Ask::Seq => d.deserialize_seq(FirstVisitor),
-        Ask::Tuple3 => d.deserialize_tuple(3, FirstVisitor),
-    }
-}
-
-#[derive(Debug)]
-struct SeqFirst;
-impl<'de> Deserialize<'de> for SeqFirst {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        first_only(d, Ask::Seq).map(|_| SeqFirst)
-    }
-}
-
-#[derive(Debug)]
-struct TupleFirst;
-impl<'de> Deserialize<'de> for TupleFirst {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        first_only(d, Ask::Tuple3).map(|_| TupleFirst)
-    }
-}
-
-#[derive(Debug)]
-struct MapFirst;
-impl<'de> Deserialize<'de> for MapFirst {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(FirstVisitor).map(|_| MapFirst)
-    }
-}
-
-/// A map of one entry whose key is a `SeqFirst`.
-#[derive(Debug)]
-struct KeyFirst;
-impl<'de> Deserialize<'de> for KeyFirst {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = KeyFirst;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a map")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<KeyFirst, A::Error> {
-                while m.next_entry::<SeqFirst, u8>()?.is_some() {}
-                Ok(KeyFirst)
-            }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+        if S == KEY_MAP {
+            while m.next_entry::<FirstOnly<SEQ>, u8>()?.is_some() {}
+        } else {
+            let _: Option<(u8, u8)> = m.next_entry()?;
         }
-        d.deserialize_map(V)
+        Ok(FirstOnly)
     }
 }
 
@@ -103,13 +67,13 @@ fn unread<T: for<'a> Deserialize<'a> + fmt::Debug>(bytes: &[u8], at: u64, text: 
 #[test]
 fn a_visitor_that_stops_early_is_an_error_at_the_sequence() {
     // seq of 3 u8: count, then 1 2 3.
-    unread::<SeqFirst>(&[3, 0, 0, 0, 1, 2, 3], 0, "left 2 of 3 elements unread");
+    unread::<FirstOnly<SEQ>>(&[3, 0, 0, 0, 1, 2, 3], 0, "left 2 of 3 elements unread");
     // A tuple of 3 u8 (no count).
-    unread::<TupleFirst>(&[1, 2, 3], 0, "left 2 of 3 elements unread");
+    unread::<FirstOnly<TUPLE3>>(&[1, 2, 3], 0, "left 2 of 3 elements unread");
     // A map of 2 (u8, u8) entries.
-    unread::<MapFirst>(&[2, 0, 0, 0, 1, 10, 2, 20], 0, "left 1 of 2 entries unread");
+    unread::<FirstOnly<MAP>>(&[2, 0, 0, 0, 1, 10, 2, 20], 0, "left 1 of 2 entries unread");
     // A map of one entry whose key is a seq of 2 u8: the key's offset.
-    unread::<KeyFirst>(
+    unread::<FirstOnly<KEY_MAP>>(
         &[1, 0, 0, 0, 2, 0, 0, 0, 5, 6, 7],
         4,
         "left 1 of 2 elements unread",
@@ -119,7 +83,8 @@ fn a_visitor_that_stops_early_is_an_error_at_the_sequence() {
 #[test]
 fn a_visitor_that_reads_every_element_decodes() {
     // The same shapes with one element: nothing left unread.
-    assert!(kiln_serde::from_slice::<SeqFirst>(&[1, 0, 0, 0, 9]).is_ok());
-    assert!(kiln_serde::from_slice::<MapFirst>(&[1, 0, 0, 0, 1, 10]).is_ok());
-    assert!(kiln_serde::from_slice::<KeyFirst>(&[1, 0, 0, 0, 1, 0, 0, 0, 5, 7]).is_ok());
+    assert!(kiln_serde::from_slice::<FirstOnly<SEQ>>(&[1, 0, 0, 0, 9]).is_ok());
+    assert!(kiln_serde::from_slice::<FirstOnly<MAP>>(&[1, 0, 0, 0, 1, 10]).is_ok());
+    let key_map = [1, 0, 0, 0, 1, 0, 0, 0, 5, 7];
+    assert!(kiln_serde::from_slice::<FirstOnly<KEY_MAP>>(&key_map).is_ok());
 }
