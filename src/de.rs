@@ -613,10 +613,9 @@ fn bad_bool(b: u8, at: u64) -> Error {
 }
 
 /// TYPE: a byte that must be 0 or 1 (`what`, described by `detail`) is
-/// `b`, at `at`. Out of line: formatted in place, the option tag's error
-/// kept `deserialize_option` too big to inline into a derived struct.
-#[cold]
-#[inline(never)]
+/// `b`, at `at`: the body of [`bad_option_tag`] and [`bad_bool`], which
+/// keep it off the hot paths.
+#[inline]
 fn not_0_or_1(detail: ErrorDetail, what: &str, b: u8, at: u64) -> Error {
     Error::detailed(
         ErrorCode::Type,
