@@ -25,7 +25,10 @@ use crate::token;
 pub use crate::read::{IoRead, SliceRead};
 
 mod bytes;
+mod fields;
 mod key;
+
+use fields::visit_fields;
 
 /// Size hint for a stream, where the bytes that remain are unknown.
 const STREAM_HINT_CAP: usize = 4096;
@@ -486,7 +489,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         // No level of its own (spec 6), as for structs and tuple structs.
         let at = self.read.offset();
-        visit_seq_exact(self, len, len, at, visitor)
+        visit_fields(self, len, at, visitor)
     }
 
     #[inline]
@@ -625,8 +628,9 @@ fn not_0_or_1(detail: ErrorDetail, what: &str, b: u8, at: u64) -> Error {
     )
 }
 
-/// Visits exactly `n` elements; a visitor that stops early is an error
-/// (the rest of the bytes would otherwise be misread).
+/// Visits exactly `n` elements of a seq (fields: `fields.rs`); a visitor
+/// that stops early is an error (the rest of the bytes would otherwise be
+/// misread).
 #[inline]
 fn visit_seq_exact<'de, R: Read<'de>, V: Visitor<'de>>(
     de: &mut Deserializer<R>,
@@ -765,7 +769,7 @@ impl<'de, R: Read<'de>> de::VariantAccess<'de> for &mut Deserializer<R> {
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         self.enter(self.variant_at())?;
         let at = self.read.offset();
-        let r = visit_seq_exact(self, len, len, at, visitor);
+        let r = visit_fields(self, len, at, visitor);
         self.depth -= 1;
         r
     }
@@ -778,7 +782,7 @@ impl<'de, R: Read<'de>> de::VariantAccess<'de> for &mut Deserializer<R> {
     ) -> Result<V::Value> {
         self.enter(self.variant_at())?;
         let at = self.read.offset();
-        let r = visit_seq_exact(self, fields.len(), fields.len(), at, visitor);
+        let r = visit_fields(self, fields.len(), at, visitor);
         self.depth -= 1;
         r
     }

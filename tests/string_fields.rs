@@ -1,0 +1,140 @@
+//! A struct's or tuple's `&str` and `String` fields are decoded inline
+//! (src/de/fields.rs), not through serde's `<&str>::deserialize` and
+//! `<String>::deserialize`. Each case here decodes the same bytes both
+//! ways (the second type reads the string through `deserialize_with`,
+//! which keeps serde's path) and requires the same value or the same
+//! error: code, offset and text.
+
+use std::fmt::Debug;
+
+use kiln_serde::de::Deserializer;
+use kiln_serde::{Error, Limits};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct Inline<'a> {
+    n: u8,
+    #[serde(borrow)]
+    s: &'a str,
+    t: String,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct Serde<'a> {
+    n: u8,
+    #[serde(borrow, deserialize_with = "serde_str")]
+    s: &'a str,
+    #[serde(deserialize_with = "serde_string")]
+    t: String,
+}
+
+fn serde_str<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'de str, D::Error> {
+    <&str>::deserialize(d)
+}
+
+fn serde_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    String::deserialize(d)
+}
+
+impl<'a> From<Serde<'a>> for Inline<'a> {
+    fn from(v: Serde<'a>) -> Self {
+        Inline {
+            n: v.n,
+            s: v.s,
+            t: v.t,
+        }
+    }
+}
+
+/// The parts of a result that must agree.
+fn outcome<T: Debug>(
+    r: Result<T, Error>,
+) -> Result<String, (kiln_serde::ErrorCode, Option<u64>, String)> {
+    r.map(|v| format!("{v:?}"))
+        .map_err(|e| (e.code(), e.offset(), e.to_string()))
+}
+
+fn both_ways(bytes: &[u8], limits: &Limits) {
+    let from_slice = |inline: bool| {
+        let mut de = Deserializer::from_slice(bytes, limits);
+        if inline {
+            outcome(Inline::deserialize(&mut de))
+        } else {
+            outcome(Serde::deserialize(&mut de).map(Inline::from))
+        }
+    };
+    assert_eq!(from_slice(true), from_slice(false), "slice {bytes:02x?}");
+    let from_reader = |inline: bool| {
+        let mut de = Deserializer::from_reader(bytes, limits);
+        if inline {
+            outcome(Inline::deserialize(&mut de))
+        } else {
+            outcome(Serde::deserialize(&mut de).map(Inline::from))
+        }
+    };
+    assert_eq!(from_reader(true), from_reader(false), "reader {bytes:02x?}");
+}
+
+fn record(s: &[u8], t: &[u8]) -> Vec<u8> {
+    let mut v = vec![7u8];
+    for part in [s, t] {
+        v.extend_from_slice(&(part.len() as u32).to_le_bytes());
+        v.extend_from_slice(part);
+    }
+    v
+}
+
+#[test]
+fn string_fields_decode_as_serde_decodes_them() {
+    let cases: Vec<Vec<u8>> = vec![
+        record(b"", b""),
+        record(b"ascii", b"also ascii, and longer than thirty-two bytes"),
+        record("héllo wörld".as_bytes(), "日本".as_bytes()),
+        record(b"bad \xff byte", b"ok"),
+        record(b"ok", b"\xc3"),
+        record(b"\xe6\x97", b"x"),
+    ];
+    for bytes in &cases {
+        both_ways(bytes, &Limits::DEFAULT);
+        // Cut short at every length.
+        for cut in 0..bytes.len() {
+            both_ways(&bytes[..cut], &Limits::DEFAULT);
+        }
+        // Over a length cap, and under a total limit.
+        both_ways(bytes, &Limits::DEFAULT.with_max_bytes(3));
+        both_ways(bytes, &Limits::DEFAULT.with_limit(8));
+    }
+}
+
+#[test]
+fn a_borrowed_field_from_a_stream_is_the_type_error_serde_gives() {
+    let bytes = record(b"abc", b"def");
+    let mut de = Deserializer::from_reader(&bytes[..], &Limits::DEFAULT);
+    let e = Inline::deserialize(&mut de).unwrap_err();
+    assert_eq!(e.offset(), Some(1));
+    assert!(e.to_string().contains("expected a borrowed string"), "{e}");
+}
+
+#[test]
+fn string_fields_round_trip_in_tuples_and_variants() {
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    enum E<'a> {
+        T(#[serde(borrow)] &'a str, String),
+        S {
+            #[serde(borrow)]
+            a: &'a str,
+            b: String,
+        },
+    }
+    let v = (
+        E::T("one", "two".to_owned()),
+        E::S {
+            a: "three",
+            b: "four".to_owned(),
+        },
+        ("five", String::from("six")),
+    );
+    let bytes = kiln_serde::to_vec(&v).unwrap();
+    let back: (E, E, (&str, String)) = kiln_serde::from_slice(&bytes).unwrap();
+    assert_eq!(back, v);
+}
