@@ -479,7 +479,11 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
             }
         }
         let hint = self.hint(n);
-        let r = visit_seq_exact(self, n, hint, at, visitor);
+        let r = if fields::string_seq::<V::Value>() {
+            visit_fields(self, n, hint, at, visitor)
+        } else {
+            visit_seq_exact(self, n, hint, at, visitor)
+        };
         self.unhint(hint);
         self.depth -= 1;
         r
@@ -489,7 +493,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         // No level of its own (spec 6), as for structs and tuple structs.
         let at = self.read.offset();
-        visit_fields(self, len, at, visitor)
+        visit_fields(self, len, len, at, visitor)
     }
 
     #[inline]
@@ -769,7 +773,7 @@ impl<'de, R: Read<'de>> de::VariantAccess<'de> for &mut Deserializer<R> {
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         self.enter(self.variant_at())?;
         let at = self.read.offset();
-        let r = visit_fields(self, len, at, visitor);
+        let r = visit_fields(self, len, len, at, visitor);
         self.depth -= 1;
         r
     }
@@ -782,7 +786,7 @@ impl<'de, R: Read<'de>> de::VariantAccess<'de> for &mut Deserializer<R> {
     ) -> Result<V::Value> {
         self.enter(self.variant_at())?;
         let at = self.read.offset();
-        let r = visit_fields(self, fields.len(), at, visitor);
+        let r = visit_fields(self, fields.len(), fields.len(), at, visitor);
         self.depth -= 1;
         r
     }

@@ -44,6 +44,15 @@ fn hostile_counts_on_a_slice_allocate_little() {
     let (r, peak) = peak_during(|| opts.from_slice::<Vec<Vec<u8>>>(&HOSTILE));
     assert!(r.is_err());
     assert!(peak < MIB, "uncapped nested: peak {peak}");
+    // A seq of strings takes the fields' access (src/de/fields.rs), which
+    // must keep the seq's budgeted hint: serde's own cap would allow just
+    // under 1 MiB here.
+    let (r, peak) = peak_during(|| opts.from_slice::<Vec<String>>(&HOSTILE));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < 4096, "uncapped Vec<String>: peak {peak}");
+    let (r, peak) = peak_during(|| opts.from_slice::<Vec<&str>>(&HOSTILE));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < 4096, "uncapped Vec<&str>: peak {peak}");
 }
 
 #[test]
@@ -58,6 +67,9 @@ fn hostile_counts_on_a_stream_cost_only_what_it_delivers() {
     let (r, peak) = peak_during(|| opts.from_reader::<_, String>(&HOSTILE[..]));
     assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
     assert!(peak < MIB, "stream String: peak {peak}");
+    let (r, peak) = peak_during(|| opts.from_reader::<_, Vec<String>>(&HOSTILE[..]));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < MIB, "stream Vec<String>: peak {peak}");
     let (r, peak) = peak_during(|| opts.from_reader::<_, serde_bytes::ByteBuf>(&HOSTILE[..]));
     assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
     assert!(peak < MIB, "stream bytes: peak {peak}");

@@ -138,3 +138,63 @@ fn string_fields_round_trip_in_tuples_and_variants() {
     let back: (E, E, (&str, String)) = kiln_serde::from_slice(&bytes).unwrap();
     assert_eq!(back, v);
 }
+
+/// Seqs of strings take the same path (`Vec<&str>`, `Vec<String>`); a
+/// newtype element keeps serde's.
+#[derive(Debug, PartialEq, Deserialize)]
+struct Seqs<'a> {
+    #[serde(borrow)]
+    a: Vec<&'a str>,
+    b: Vec<String>,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct Str<'a>(&'a str);
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct Owned(String);
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct SerdeSeqs<'a> {
+    #[serde(borrow)]
+    a: Vec<Str<'a>>,
+    b: Vec<Owned>,
+}
+
+#[test]
+fn string_seqs_decode_as_serde_decodes_them() {
+    let seq = |items: &[&[u8]]| {
+        let mut v = (items.len() as u32).to_le_bytes().to_vec();
+        for s in items {
+            v.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            v.extend_from_slice(s);
+        }
+        v
+    };
+    let cases = [
+        [seq(&[]), seq(&[])].concat(),
+        [seq(&[b"a", b"bc"]), seq(&[b"def", "ghé".as_bytes()])].concat(),
+        [seq(&[b"a", b"b\xff"]), seq(&[b"x"])].concat(),
+        [seq(&[b"a"]), seq(&[b"\xc3"])].concat(),
+        [&[9, 0, 0, 0][..], &seq(&[b"a"])[4..]].concat(),
+    ];
+    for bytes in &cases {
+        for cut in 0..=bytes.len() {
+            let input = &bytes[..cut];
+            for limits in [Limits::DEFAULT, Limits::DEFAULT.with_max_bytes(2)] {
+                let inline = outcome(Seqs::deserialize(&mut Deserializer::from_slice(
+                    input, &limits,
+                )));
+                let serde = outcome(
+                    SerdeSeqs::deserialize(&mut Deserializer::from_slice(input, &limits)).map(
+                        |v| Seqs {
+                            a: v.a.into_iter().map(|s| s.0).collect(),
+                            b: v.b.into_iter().map(|s| s.0).collect(),
+                        },
+                    ),
+                );
+                assert_eq!(inline, serde, "{input:02x?}");
+            }
+        }
+    }
+}
