@@ -465,8 +465,8 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         }
         let (n, at) = self.count()?;
         self.enter(at)?;
-        if bytes::is_byte_vec_visitor::<V>() {
-            match self.byte_vec(n) {
+        if let Some(kind) = bytes::bulk_kind::<V>() {
+            match self.bulk_vec(n, kind) {
                 Ok(None) => {}
                 Ok(Some(v)) => {
                     self.depth -= 1;

@@ -21,9 +21,10 @@
 //!    serializer instructions) and a `NonZeroU32` low half (the niche let
 //!    `Result<f32, Error>` pack into 8 bytes and LLVM stopped inlining the
 //!    derived `Vector3::deserialize`: 2x the decode instructions).
-//! 2. [`str_from_utf8`]: ASCII strings become `&str` after a word-at-a-time
-//!    high-bit check instead of the UTF-8 state machine, which cost half of
-//!    the instructions of the borrowed `log` decode (40,000 short strings).
+//! 2. [`str_from_utf8`] (`raw/ascii.rs`): ASCII strings become `&str`
+//!    after a word-at-a-time high-bit check instead of the UTF-8 state
+//!    machine, which cost half of the instructions of the borrowed `log`
+//!    decode (40,000 short strings).
 //!
 //! 3. [`Cursor`]: the slice reader's position, with `pos <= len` as a
 //!    type invariant, so `unread()` is `data[pos..]` without the check
@@ -92,21 +93,23 @@
 //! 7. `map_file` (feature `mmap`): the read-only file mapping behind
 //!    `TensorsFile`; its contract is stated on the function.
 //!
-//! 8. [`byte_seq`]: a `Vec<u8>`, `[u8]`, `Vec<bool>` or `[bool]` that serde
-//!    hands to `collect_seq` is recognised by its lifetime-erased `TypeId`
-//!    and read as the `&[u8]` it is, so the serializer appends it with one
-//!    copy (the same bytes as one `serialize_u8` per element). callgrind,
-//!    `updates` (155,000 terrain bytes in `Vec<u8>`s), LTO / no LTO:
-//!    to_vec 9.25M -> 7.35M / 9.40M -> 7.36M, reused buffer 8.83M ->
-//!    6.93M / 9.04M -> 7.01M, `to_slice` 9.06M -> 6.64M / 9.09M -> 6.50M;
-//!    the other datasets unchanged (the type tests fold away).
+//! 8. [`fixed_seq`]: a `Vec<u8>`, `[u8]`, `Vec<bool>` or `[bool]` (and on
+//!    little-endian targets a `Vec` or slice of any other integer, `f32`
+//!    or `f64`) that serde hands to `collect_seq` is recognised by its
+//!    lifetime-erased `TypeId` and read as the bytes it is, so the
+//!    serializer appends it with one copy (the same bytes as one
+//!    `serialize_*` call per element). callgrind, `updates` (155,000
+//!    terrain bytes in `Vec<u8>`s), LTO / no LTO: to_vec 9.25M -> 7.35M /
+//!    9.40M -> 7.36M, reused buffer 8.83M -> 6.93M / 9.04M -> 7.01M,
+//!    `to_slice` 9.06M -> 6.64M / 9.09M -> 6.50M; the other datasets
+//!    unchanged (the type tests fold away).
 //!
-//! 9. [`byte_vec_as`]: the decoder's `Vec<u8>` / `Vec<bool>` path
-//!    (`de/bytes.rs`, taken only for serde's own `Vec` visitor) builds the
-//!    vector with one copy and moves it out as the visitor's output type,
-//!    which its `TypeId` says it is. callgrind, `updates` decode, LTO / no
-//!    LTO: 34.39M -> 30.68M / 40.04M -> 33.50M; the other datasets
-//!    unchanged.
+//! 9. [`vec_as`]: the decoder's bulk `Vec` path (`de/bytes.rs`, taken
+//!    only for serde's own `Vec` visitor of a fixed-width element) builds
+//!    the vector with one copy and moves it out as the visitor's output
+//!    type, which its `TypeId` says it is. callgrind, `updates` decode
+//!    (`Vec<u8>`, `Vec<bool>`), LTO / no LTO: 34.39M -> 30.68M / 40.04M ->
+//!    33.50M; the other datasets unchanged.
 //!
 //! 10. [`vec_writer`]: `to_writer`'s writer, when it is a `&mut Vec<u8>`
 //!     (bincode's `serialize_into(&mut buf, ..)`), is taken as the `Vec`
@@ -124,6 +127,12 @@
 
 use std::marker::PhantomData;
 use std::mem::{ManuallyDrop, MaybeUninit};
+
+mod ascii;
+
+#[cfg(test)]
+use ascii::is_ascii;
+pub(crate) use ascii::str_from_utf8;
 
 /// One 64-byte aligned storage unit of an aligned buffer.
 #[derive(Clone, Copy)]
@@ -223,27 +232,6 @@ impl<T> Drop for ThinBox<T> {
     }
 }
 
-/// `bytes` as a `&str`: ASCII checked word by word (no UTF-8 state
-/// machine), anything else through `std::str::from_utf8`.
-#[inline]
-pub(crate) fn str_from_utf8(bytes: &[u8]) -> Result<&str, std::str::Utf8Error> {
-    if is_ascii(bytes) {
-        // SAFETY: `is_ascii` checked that every byte is below 0x80, and a
-        // string of ASCII bytes is valid UTF-8.
-        Ok(unsafe { std::str::from_utf8_unchecked(bytes) })
-    } else {
-        not_ascii(bytes)
-    }
-}
-
-/// The UTF-8 state machine, out of line: keeps the ASCII path small
-/// enough for LLVM to inline a borrowed `&str` field's decode.
-#[cold]
-#[inline(never)]
-fn not_ascii(bytes: &[u8]) -> Result<&str, std::str::Utf8Error> {
-    std::str::from_utf8(bytes)
-}
-
 /// `slice::first_chunk` (stable only since Rust 1.77, above the MSRV).
 #[inline]
 pub(crate) fn first_chunk<const N: usize>(bytes: &[u8]) -> Option<&[u8; N]> {
@@ -255,65 +243,6 @@ pub(crate) fn first_chunk<const N: usize>(bytes: &[u8]) -> Option<&[u8; N]> {
 pub(crate) fn split_first_chunk<const N: usize>(bytes: &[u8]) -> Option<(&[u8; N], &[u8])> {
     let head = first_chunk::<N>(bytes)?;
     Some((head, bytes.get(N..)?))
-}
-
-/// True when no byte has its high bit set, without a loop up to 32 bytes
-/// (the strings of records): overlapping words from both ends, then 16
-/// bytes a step between them, leaving at the first high bit; 4-7 bytes as
-/// two overlapping 4-byte words, below that a byte loop. callgrind, decode
-/// LTO / no LTO, against one word a step with LLVM's 32-byte vector loop
-/// (and its set-up) for longer strings: borrowed `log` 3.44M -> 2.88M /
-/// 3.81M -> 3.24M, owned `log` 16.23M -> 15.78M / 17.48M -> 16.97M,
-/// `savedata` 12.79M -> 12.68M / 13.54M -> 13.41M. Safe code; the
-/// `unsafe` above relies on it.
-#[inline]
-pub(crate) fn is_ascii(bytes: &[u8]) -> bool {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let n = bytes.len();
-    // The word at `i` (every call is in bounds, under the test around it;
-    // out of bounds would read as not ASCII).
-    let word = |i: usize| {
-        bytes
-            .get(i..)
-            .and_then(first_chunk::<8>)
-            .map_or(HIGH, |w| u64::from_le_bytes(*w))
-    };
-    if n >= 8 {
-        // Up to 16 bytes: the first and the last word (overlapping); up to
-        // 32: and the two next to them; longer: and 16 bytes a step
-        // between them, the rest under 16 as the two words ending where
-        // the step's range ends.
-        let mut acc = word(0) | word(n - 8);
-        if n > 16 {
-            acc |= word(8) | word(n - 16);
-            if n > 32 {
-                let mid = bytes.get(16..n - 16).unwrap_or(&[]);
-                let mut steps = mid.chunks_exact(16);
-                for c in &mut steps {
-                    let pair = first_chunk::<16>(c).map_or(u128::MAX, |c| u128::from_le_bytes(*c));
-                    if pair & (u128::from(HIGH) << 64 | u128::from(HIGH)) != 0 {
-                        return false;
-                    }
-                }
-                if !steps.remainder().is_empty() {
-                    acc |= word(n - 32) | word(n - 24);
-                }
-            }
-        }
-        acc & HIGH == 0
-    } else if n >= 4 {
-        // As `word`, 4 bytes (a pair of `Option<&[u8; 4]>`s tested the
-        // second pointer against null: 3 instructions more per string).
-        let half = |i: usize| {
-            bytes
-                .get(i..)
-                .and_then(first_chunk::<4>)
-                .map_or(0x8080_8080, |w| u32::from_le_bytes(*w))
-        };
-        (half(0) | half(n - 4)) & 0x8080_8080 == 0
-    } else {
-        bytes.iter().all(|b| *b < 0x80)
-    }
 }
 
 /// A read position in a byte slice that never passes its end. Only
@@ -671,60 +600,102 @@ fn grow<const STREAM: bool>(out: &mut Vec<u8>, n: usize) {
     }
 }
 
-/// Piece 8: the bytes behind what serde hands `collect_seq` for a
-/// `Vec<u8>`, `[u8]`, `Vec<bool>` or `[bool]` (`&Vec<_>` or `&[_]`), so
-/// the serializer can append them with one copy instead of one call per
+/// Piece 8: the element count and the Kiln bytes of what serde hands
+/// `collect_seq` for a `Vec<E>` or `[E]` (`&Vec<_>` or `&[_]`) of `u8` or
+/// `bool`, and on little-endian targets of any other integer, `f32` or
+/// `f64` (whose bytes in memory are then their Kiln bytes), so the
+/// serializer can append them with one copy instead of one call per
 /// element; `None` for every other type. The type test is on `TypeId`s
 /// with lifetimes erased (`typeid::of`), constants after monomorphization.
 #[inline]
-pub(crate) fn byte_seq<I>(iter: &I) -> Option<&[u8]> {
+#[allow(unused_comparisons)] // `len >= 0` for bytes
+pub(crate) fn fixed_seq<I>(iter: &I) -> Option<(usize, &[u8])> {
     let id = typeid::of::<I>();
-    if id == typeid::of::<&Vec<u8>>() {
-        // SAFETY: `I` is `&'a Vec<u8>` for some `'a` (the same type up to
-        // lifetimes); `'a` outlives the borrow of `iter`, so reading the
-        // reference for that borrow's lifetime is sound.
-        let v: &Vec<u8> = unsafe { *(iter as *const I).cast::<&Vec<u8>>() };
-        Some(v)
-    } else if id == typeid::of::<&[u8]>() {
-        // SAFETY: as above, `I` is `&'a [u8]`.
-        Some(unsafe { *(iter as *const I).cast::<&[u8]>() })
-    } else if id == typeid::of::<&Vec<bool>>() {
-        // SAFETY: as above, `I` is `&'a Vec<bool>`.
-        let v: &Vec<bool> = unsafe { *(iter as *const I).cast::<&Vec<bool>>() };
-        Some(bool_bytes(v))
-    } else if id == typeid::of::<&[bool]>() {
-        // SAFETY: as above, `I` is `&'a [bool]`.
-        Some(bool_bytes(unsafe { *(iter as *const I).cast::<&[bool]>() }))
-    } else {
-        None
+    macro_rules! seq_of {
+        ($min:expr; $($t:ty),*) => {$(
+            if id == typeid::of::<&Vec<$t>>() {
+                // SAFETY: `I` is `&'a Vec<$t>` for some `'a` (the same type
+                // up to lifetimes); `'a` outlives the borrow of `iter`, so
+                // reading the reference for that borrow's lifetime is sound.
+                let v: &Vec<$t> = unsafe { *(iter as *const I).cast::<&Vec<$t>>() };
+                return (v.len() >= $min).then(|| (v.len(), plain_bytes(v)));
+            }
+            if id == typeid::of::<&[$t]>() {
+                // SAFETY: as above, `I` is `&'a [$t]`.
+                let v: &[$t] = unsafe { *(iter as *const I).cast::<&[$t]>() };
+                return (v.len() >= $min).then(|| (v.len(), plain_bytes(v)));
+            }
+        )*};
     }
+    seq_of!(0; u8, bool);
+    // Wider elements only in numbers: a few are cheaper one by one.
+    #[cfg(target_endian = "little")]
+    seq_of!(WIDE_MIN; i8, u16, i16, u32, i32, u64, i64, u128, i128, f32, f64);
+    None
 }
 
-/// Piece 9: `v` as a `T` when `T` is `Vec<u8>`, or as a `Vec<bool>` when
-/// `T` is `Vec<bool>` and every byte is 0 or 1; else `v` back. The
-/// decoder's `Vec<u8>` / `Vec<bool>` path (`de/bytes.rs`) builds the value
-/// with one copy and hands it out as its visitor's output type.
-pub(crate) fn byte_vec_as<T>(v: Vec<u8>) -> Result<T, Vec<u8>> {
-    let id = typeid::of::<T>();
-    if id == typeid::of::<Vec<u8>>() {
-        let v = ManuallyDrop::new(v);
-        // SAFETY: `T` is `Vec<u8>` (its `TypeId`; the type has no
-        // lifetimes), so this is a move of `v` into the same type; `v` is
-        // not dropped.
-        Ok(unsafe { std::ptr::read((&*v as *const Vec<u8>).cast::<T>()) })
-    } else if id == typeid::of::<Vec<bool>>() && v.iter().all(|&b| b <= 1) {
-        let mut v = ManuallyDrop::new(v);
-        // SAFETY: `bool` has the size and alignment of `u8`, so the
-        // allocation's layout is unchanged, and every byte is 0 or 1, a
-        // valid `bool`; `v` is not dropped, so the allocation has one owner.
-        let b =
-            unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<bool>(), v.len(), v.capacity()) };
-        let b = ManuallyDrop::new(b);
-        // SAFETY: `T` is `Vec<bool>` (its `TypeId`), as above.
-        Ok(unsafe { std::ptr::read((&*b as *const Vec<bool>).cast::<T>()) })
-    } else {
-        Err(v)
+/// The fewest elements wider than a byte that [`fixed_seq`] takes.
+pub(crate) const WIDE_MIN: usize = 16;
+
+/// Element types without padding whose every byte is initialized, and
+/// whose bytes in memory are their Kiln bytes on a little-endian target
+/// (`bool`: 0 or 1, as Kiln writes it).
+trait Plain: Copy {}
+impl Plain for u8 {}
+impl Plain for bool {}
+impl Plain for i8 {}
+impl Plain for u16 {}
+impl Plain for i16 {}
+impl Plain for u32 {}
+impl Plain for i32 {}
+impl Plain for u64 {}
+impl Plain for i64 {}
+impl Plain for u128 {}
+impl Plain for i128 {}
+impl Plain for f32 {}
+impl Plain for f64 {}
+
+/// The bytes of `v` in memory.
+#[inline]
+fn plain_bytes<E: Plain>(v: &[E]) -> &[u8] {
+    // SAFETY: `E: Plain` has no padding and no uninitialized bytes, so all
+    // `size_of_val(v)` bytes from `v`'s start are initialized `u8`s (any
+    // alignment suffices for `u8`), borrowed for as long as `v` is.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+}
+
+/// Piece 9: `v` as a `T` when `T` is `Vec<E>`, else `v` back. The
+/// decoder's bulk `Vec` path (`de/bytes.rs`) builds the vector of a
+/// fixed-width element with one copy and hands it out as its visitor's
+/// output type.
+pub(crate) fn vec_as<E: 'static, T>(v: Vec<E>) -> Result<T, Vec<E>> {
+    if typeid::of::<T>() != typeid::of::<Vec<E>>() {
+        return Err(v);
     }
+    let v = ManuallyDrop::new(v);
+    // SAFETY: `T` is `Vec<E>` (its `TypeId`; `E: 'static`, so the type has
+    // no lifetimes to differ in), so this is a move of `v` into the same
+    // type; `v` is not dropped, so the allocation has one owner.
+    Ok(unsafe { std::ptr::read((&*v as *const Vec<E>).cast::<T>()) })
+}
+
+/// `v` as a `T` when `T` is `Vec<u8>`, or as a `Vec<bool>` when `T` is
+/// `Vec<bool>` and every byte is 0 or 1; else `v` back.
+pub(crate) fn byte_vec_as<T>(v: Vec<u8>) -> Result<T, Vec<u8>> {
+    let v = match vec_as::<u8, T>(v) {
+        Ok(t) => return Ok(t),
+        Err(v) => v,
+    };
+    if typeid::of::<T>() != typeid::of::<Vec<bool>>() || v.iter().any(|&b| b > 1) {
+        return Err(v);
+    }
+    let mut v = ManuallyDrop::new(v);
+    // SAFETY: `bool` has the size and alignment of `u8`, so the
+    // allocation's layout is unchanged, and every byte is 0 or 1, a valid
+    // `bool`; `v` is not dropped, so the allocation has one owner.
+    let b = unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<bool>(), v.len(), v.capacity()) };
+    // `T` is `Vec<bool>`, so this cannot fail (and gives nothing back if it did).
+    vec_as::<bool, T>(b).map_err(|_| Vec::new())
 }
 
 /// Piece 10: the `Vec` behind a writer that is a `&mut Vec<u8>`, so that
@@ -743,14 +714,6 @@ pub(crate) fn vec_writer<W>(w: &mut W) -> Option<&mut Vec<u8>> {
     } else {
         None
     }
-}
-
-/// `bool`s as the bytes Kiln writes for them (0 or 1, spec 2).
-fn bool_bytes(v: &[bool]) -> &[u8] {
-    // SAFETY: a `bool` is one byte holding 0 or 1 (the Rust reference's
-    // layout of `bool`), so `v.len()` bools are `v.len()` initialized bytes
-    // with alignment 1; the result borrows `v`.
-    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), v.len()) }
 }
 
 #[cfg(test)]

@@ -216,12 +216,13 @@ impl<'w, O: Out> Serializer<'w, O> {
         )
     }
 
-    /// A `Vec<u8>`, `[u8]`, `Vec<bool>` or `[bool]` given to `collect_seq`:
-    /// the bytes `serialize_seq` and one `serialize_u8` or
-    /// `serialize_bool` per element write, errors included, with one copy.
-    fn byte_seq(&mut self, v: &[u8]) -> Result<()> {
+    /// A `Vec` or slice of `n` fixed-width elements given to
+    /// `collect_seq` ([`crate::raw::fixed_seq`]): the bytes
+    /// `serialize_seq` and one `serialize_*` per element write, errors
+    /// included, with one copy.
+    fn fixed_seq(&mut self, n: usize, v: &[u8]) -> Result<()> {
         self.enter()?;
-        self.put_count(v.len(), "sequence count")?;
+        self.put_count(n, "sequence count")?;
         self.write_raw_block(v)?;
         self.depth -= 1;
         Ok(())
@@ -491,8 +492,8 @@ impl<'a, 'w, O: Out> ser::Serializer for &'a mut Serializer<'w, O> {
         I: IntoIterator,
         I::Item: Serialize,
     {
-        match crate::raw::byte_seq(&iter) {
-            Some(v) => self.byte_seq(v),
+        match crate::raw::fixed_seq(&iter) {
+            Some((n, v)) => self.fixed_seq(n, v),
             None => collect_seq(self, iter),
         }
     }

@@ -300,17 +300,17 @@ pub(crate) const BASE: crate::Options = crate::Options::new()
 /// 1 KiB, one child process per try) on which a value 1,000 and 3,000
 /// levels deep round-trips through `serialize` + `deserialize`, the
 /// difference divided by 2,000 levels (x86-64 Linux, rustc 1.95; release
-/// numbers move by a few bytes per level between builds, 288-304 B for
+/// numbers move by a few bytes per level between builds, 272-304 B for
 /// `Tree`):
 ///
 /// | shape | debug | release |
 /// |---|---|---|
-/// | `struct Tree { kids: Vec<Tree> }` | 2,272 B | 288 B |
-/// | `struct Node { next: Option<Box<Node>> }` | 1,456 B | 128 B |
-/// | `enum List { Cons(u32, Box<List>), Nil }` | 1,456 B | 96 B |
-/// | hostile `[1; n]` read as `Node`, stopped at the cap | 1,456 B | 128 B |
+/// | `struct Tree { kids: Vec<Tree> }` | 2,560 B | 272 B |
+/// | `struct Node { next: Option<Box<Node>> }` | 1,568 B | 96 B |
+/// | `enum List { Cons(u32, Box<List>), Nil }` | 1,632 B | 96 B |
+/// | hostile `[1; n]` read as `Node`, stopped at the cap | 1,568 B | 96 B |
 ///
-/// So 2,048 levels of the deepest-framed shape take about 4.5 MiB in a
+/// So 2,048 levels of the deepest-framed shape take about 5 MiB in a
 /// debug build (0.6 MiB in release): inside the 8 MiB of a Linux main
 /// thread with room for the caller's own frames, but not inside the 2 MiB
 /// of a spawned thread's default stack in debug. Types with bigger frames

@@ -1,11 +1,15 @@
-//! `Vec<u8>` and `Vec<bool>` decoded with one copy. serde reads a
+//! A `Vec` of fixed-width elements (`u8`, `bool`, the other integers up
+//! to 128 bits, `f32`, `f64`) decoded with one copy. serde reads a
 //! `Vec<T>` through its own (private) visitor, one `next_element` per
-//! byte. When the visitor handed to `deserialize_seq` is exactly that
-//! visitor for `u8` or `bool` (its `TypeId`, learnt once by running
-//! `Vec::<u8>::deserialize` against a probe), the decoder takes the bytes
-//! at once: the same value, and for a `bool` byte that is not 0 or 1 the
-//! same error at the same offset. A user's visitor with the same output
-//! type is a different type and keeps the element path.
+//! element. When the visitor handed to `deserialize_seq` is exactly that
+//! visitor for one of these types (its `TypeId`, learnt once by running
+//! `Vec::<T>::deserialize` against a probe), the decoder takes the bytes
+//! at once: the same value (spec 2: little-endian, floats bit for bit),
+//! and for a `bool` byte that is not 0 or 1 the same error at the same
+//! offset. A user's visitor with the same output type is a different type
+//! and keeps the element path; so does input that may end early (a
+//! stream, or fewer bytes left than the elements need), so that the
+//! element path reports where it ends.
 
 use std::any::TypeId;
 use std::sync::OnceLock;
@@ -14,24 +18,40 @@ use serde::de::{self, Deserialize, Visitor};
 
 use super::Deserializer;
 use crate::error::{Error, Result};
-use crate::read::Read;
+use crate::read::{Read, Reference};
 
-/// Whether `V` is serde's visitor for `Vec<u8>` or `Vec<bool>`. Free for
-/// every other output type (the first test folds to a constant).
-#[inline]
-pub(super) fn is_byte_vec_visitor<'de, V: Visitor<'de>>() -> bool {
-    let value = typeid::of::<V::Value>();
-    // A constant index, so one `TypeId` compare at run time.
-    let i = if value == typeid::of::<Vec<u8>>() {
-        0
-    } else if value == typeid::of::<Vec<bool>>() {
-        1
-    } else {
-        return false;
+/// The element types read in bulk; an element's kind is its index here.
+macro_rules! bulk_kinds {
+    ($($t:ty),*) => {
+        const KINDS: usize = [$(stringify!($t)),*].len();
+
+        /// The type of serde's `Vec` visitor for each kind (probed once).
+        fn visitor_ids() -> &'static [TypeId; KINDS] {
+            static IDS: OnceLock<[TypeId; KINDS]> = OnceLock::new();
+            IDS.get_or_init(|| [$(probe::<Vec<$t>>()),*])
+        }
+
+        /// The kind of the element of the `Vec` that serde's visitor `V`
+        /// builds, when `V` is that visitor. Free for every other output
+        /// type (the type tests fold to a constant); one `TypeId` compare
+        /// at run time otherwise.
+        #[inline]
+        pub(super) fn bulk_kind<'de, V: Visitor<'de>>() -> Option<usize> {
+            let value = typeid::of::<V::Value>();
+            let mut i = 0;
+            $(
+                if value == typeid::of::<Vec<$t>>() {
+                    return (visitor_ids().get(i) == Some(&typeid::of::<V>())).then_some(i);
+                }
+                i += 1;
+            )*
+            let _ = i;
+            None
+        }
     };
-    static IDS: OnceLock<[TypeId; 2]> = OnceLock::new();
-    IDS.get_or_init(|| [probe::<Vec<u8>>(), probe::<Vec<bool>>()])[i] == typeid::of::<V>()
 }
+
+bulk_kinds!(u8, bool, i8, u16, i16, u32, i32, u64, i64, u128, i128, f32, f64);
 
 /// The type of the visitor `T::deserialize` hands to `deserialize_seq`
 /// (the probe's own type, which no visitor has, if it hands none).
@@ -63,33 +83,95 @@ impl<'de> de::Deserializer<'de> for &mut Probe {
 }
 
 impl<'de, R: Read<'de>> Deserializer<R> {
-    /// The `n` elements of a `Vec<u8>` / `Vec<bool>` (`T`) whose count was
-    /// just read, with one copy: `None` (nothing read) when the input may
-    /// not hold them all, so that the element path reports where it ends.
-    #[inline(always)]
-    pub(super) fn byte_vec<T>(&mut self, n: usize) -> Result<Option<T>> {
-        if !self.read.remaining().is_some_and(|r| r >= n) {
+    /// The `n` elements, whose count was just read, of the `Vec` (`T`)
+    /// of [`bulk_kind`]'s element `kind`, with one copy: `None` (nothing
+    /// read) when the input may not hold them all.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    pub(super) fn bulk_vec<T>(&mut self, n: usize, kind: usize) -> Result<Option<T>> {
+        match kind {
+            0 | 1 => self.byte_vec(n),
+            2 => self.le_vec::<T, i8, 1>(n, i8::from_le_bytes),
+            3 => self.le_vec::<T, u16, 2>(n, u16::from_le_bytes),
+            4 => self.le_vec::<T, i16, 2>(n, i16::from_le_bytes),
+            5 => self.le_vec::<T, u32, 4>(n, u32::from_le_bytes),
+            6 => self.le_vec::<T, i32, 4>(n, i32::from_le_bytes),
+            7 => self.le_vec::<T, u64, 8>(n, u64::from_le_bytes),
+            8 => self.le_vec::<T, i64, 8>(n, i64::from_le_bytes),
+            9 => self.le_vec::<T, u128, 16>(n, u128::from_le_bytes),
+            10 => self.le_vec::<T, i128, 16>(n, i128::from_le_bytes),
+            11 => self.le_vec::<T, f32, 4>(n, f32::from_le_bytes),
+            _ => self.le_vec::<T, f64, 8>(n, f64::from_le_bytes),
+        }
+    }
+
+    /// `f` of the bytes of `n` elements of `w` bytes each and their
+    /// offset, when the input holds them all.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn bulk_bytes<U>(
+        &mut self,
+        n: usize,
+        w: usize,
+        f: impl FnOnce(&[u8], u64) -> Result<U>,
+    ) -> Result<Option<U>> {
+        let Some(len) = n.checked_mul(w) else {
+            return Ok(None);
+        };
+        if !self.read.remaining().is_some_and(|r| r >= len) {
             return Ok(None);
         }
         let at = self.read.offset();
-        let bytes = self
-            .read
-            .take(n, at, &mut self.scratch)?
-            .as_slice()
-            .to_vec();
-        match crate::raw::byte_vec_as::<T>(bytes) {
-            Ok(v) => Ok(Some(v)),
-            // A `Vec<bool>` with a byte above 1: the element path's error.
-            Err(bytes) => match bytes.iter().enumerate().find(|&(_, &b)| b > 1) {
-                Some((i, &b)) => Err(super::bad_bool(b, at + i as u64)),
-                None => Err(Error::at(
-                    crate::error::ErrorCode::Message,
-                    at,
-                    "byte sequence read as a type other than Vec<u8> or Vec<bool>",
-                )),
-            },
+        match self.read.take(len, at, &mut self.scratch)? {
+            Reference::Borrowed(b) => f(b, at),
+            Reference::Copied(c) => f(c, at),
         }
+        .map(Some)
     }
+
+    /// A `Vec<E>` of `W`-byte little-endian elements, as `T`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn le_vec<T, E: 'static, const W: usize>(
+        &mut self,
+        n: usize,
+        from_le: fn([u8; W]) -> E,
+    ) -> Result<Option<T>> {
+        self.bulk_bytes(n, W, |bytes, at| {
+            let v: Vec<E> = bytes
+                .chunks_exact(W)
+                .map(|c| from_le(<[u8; W]>::try_from(c).unwrap_or([0; W])))
+                .collect();
+            crate::raw::vec_as::<E, T>(v).map_err(|_| not_the_vec(at))
+        })
+    }
+
+    /// A `Vec<u8>` / `Vec<bool>` (`T`).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    fn byte_vec<T>(&mut self, n: usize) -> Result<Option<T>> {
+        self.bulk_bytes(n, 1, |bytes, at| {
+            match crate::raw::byte_vec_as::<T>(bytes.to_vec()) {
+                Ok(v) => Ok(v),
+                // A `Vec<bool>` with a byte above 1: the element path's error.
+                Err(bytes) => match bytes.iter().enumerate().find(|&(_, &b)| b > 1) {
+                    Some((i, &b)) => Err(super::bad_bool(b, at + i as u64)),
+                    None => Err(not_the_vec(at)),
+                },
+            }
+        })
+    }
+}
+
+/// A bulk read whose output is not the `Vec` `bulk_kind` said: cannot
+/// happen (the kind comes from the output type), but an error, not a panic.
+#[cold]
+fn not_the_vec(at: u64) -> Error {
+    Error::at(
+        crate::error::ErrorCode::Message,
+        at,
+        "a Vec read in bulk as a type other than its own",
+    )
 }
 
 #[cfg(test)]
@@ -114,7 +196,7 @@ mod tests {
             self,
             _: V,
         ) -> std::result::Result<V::Value, Self::Error> {
-            self.0 = Some(is_byte_vec_visitor::<V>());
+            self.0 = Some(bulk_kind::<V>().is_some());
             Err(de::Error::custom("asks"))
         }
 
@@ -152,8 +234,12 @@ mod tests {
         // `u8` and `bool` would answer false for both).
         assert_eq!(asks::<Vec<u8>>(), Some(true));
         assert_eq!(asks::<Vec<bool>>(), Some(true));
-        assert_eq!(asks::<Vec<u16>>(), Some(false));
-        assert_eq!(asks::<Vec<i8>>(), Some(false));
+        assert_eq!(asks::<Vec<u16>>(), Some(true));
+        assert_eq!(asks::<Vec<i8>>(), Some(true));
+        assert_eq!(asks::<Vec<f64>>(), Some(true));
+        assert_eq!(asks::<Vec<char>>(), Some(false));
+        assert_eq!(asks::<Vec<String>>(), Some(false));
+        assert_eq!(asks::<std::collections::VecDeque<u16>>(), Some(false));
         assert_eq!(asks::<Mine>(), Some(false));
     }
 }

@@ -73,7 +73,8 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for Fields<'_, R> {
         seed.deserialize(&mut *self.de).map(Some)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
         if *self.left == 0 {
             return Ok(None);
@@ -99,7 +100,8 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for Fields<'_, R> {
 
 impl<'de, R: Read<'de>> Deserializer<R> {
     /// A `&str` field: `deserialize_str` with serde's borrowed-str visitor.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn str_field(&mut self) -> Result<&'de str> {
         let (r, at) = self.bytes_value()?;
         match r {
@@ -116,7 +118,8 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     }
 
     /// A `String` field: `deserialize_string` with serde's string visitor.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn string_field(&mut self) -> Result<String> {
         let (r, at) = self.bytes_value()?;
         let b = match r {

@@ -1,8 +1,8 @@
 //! Unit tests of the unsafe pieces (`.ci/run` runs them under valgrind).
 
 use super::{
-    append, byte_seq, byte_vec_as, fill_spare, push, put_counted, str_from_utf8, Block64, Cursor,
-    FillSpare, ThinBox, WriteCursor,
+    append, byte_vec_as, fill_spare, fixed_seq, push, put_counted, str_from_utf8, vec_as, Block64,
+    Cursor, FillSpare, ThinBox, WriteCursor, WIDE_MIN,
 };
 
 /// `op` and `model` leave the same buffer for every length around the
@@ -56,29 +56,60 @@ fn append_is_extend_from_slice() {
 }
 
 #[test]
-fn byte_seq_sees_only_byte_and_bool_sequences() {
+fn fixed_seq_sees_only_vecs_and_slices_of_fixed_width_elements() {
     let bytes = vec![1u8, 2, 250];
     let bools = vec![true, false, true, true];
     let local = String::from("short-lived");
     let borrowed: &[u8] = local.as_bytes();
-    assert_eq!(byte_seq(&&bytes), Some(&[1u8, 2, 250][..]));
-    assert_eq!(byte_seq(&&bytes[..2]), Some(&[1u8, 2][..]));
-    assert_eq!(byte_seq(&borrowed), Some(local.as_bytes()));
-    assert_eq!(byte_seq(&&bools), Some(&[1u8, 0, 1, 1][..]));
-    assert_eq!(byte_seq(&&bools[1..]), Some(&[0u8, 1, 1][..]));
-    assert_eq!(byte_seq(&&Vec::<u8>::new()), Some(&[][..]));
-    // Other element types, owned vectors, mutable borrows, iterators.
-    assert_eq!(byte_seq(&&vec![1i8, 2]), None);
-    assert_eq!(byte_seq(&&vec![1u16, 2]), None);
-    assert_eq!(byte_seq(&&[1u8, 2]), None);
-    assert_eq!(byte_seq(&bytes.clone()), None);
+    assert_eq!(fixed_seq(&&bytes), Some((3, &[1u8, 2, 250][..])));
+    assert_eq!(fixed_seq(&&bytes[..2]), Some((2, &[1u8, 2][..])));
+    assert_eq!(fixed_seq(&borrowed), Some((11, local.as_bytes())));
+    assert_eq!(fixed_seq(&&bools), Some((4, &[1u8, 0, 1, 1][..])));
+    assert_eq!(fixed_seq(&&bools[1..]), Some((3, &[0u8, 1, 1][..])));
+    assert_eq!(fixed_seq(&&Vec::<u8>::new()), Some((0, &[][..])));
+    // Wider elements, from `WIDE_MIN` of them: their little-endian bytes
+    // (on such a target).
+    let w: Vec<u16> = (0..WIDE_MIN as u16).map(|i| 0x0102 * i).collect();
+    let wb: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let f: Vec<f64> = (0..WIDE_MIN).map(|i| i as f64 - 0.5).collect();
+    let fb: Vec<u8> = f.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let m = vec![u128::MAX; WIDE_MIN];
+    if cfg!(target_endian = "little") {
+        assert_eq!(fixed_seq(&&w), Some((WIDE_MIN, &wb[..])));
+        assert_eq!(fixed_seq(&&f[..]), Some((WIDE_MIN, &fb[..])));
+        assert_eq!(
+            fixed_seq(&&m),
+            Some((WIDE_MIN, &[0xffu8; 16 * WIDE_MIN][..]))
+        );
+    }
+    assert_eq!(fixed_seq(&&w[1..]), None);
+    assert_eq!(fixed_seq(&&vec![-1i8, 2]), None);
+    // Other element types, owned vectors, mutable borrows, arrays, iterators.
+    assert_eq!(fixed_seq(&&vec!['a']), None);
+    assert_eq!(fixed_seq(&&vec![1usize]), None);
+    assert_eq!(fixed_seq(&&[1u8, 2]), None);
+    assert_eq!(fixed_seq(&bytes.clone()), None);
     let mut m = bytes.clone();
-    assert_eq!(byte_seq(&&mut m), None);
-    assert_eq!(byte_seq(&bytes.iter()), None);
+    assert_eq!(fixed_seq(&&mut m), None);
+    assert_eq!(fixed_seq(&bytes.iter()), None);
     assert_eq!(
-        byte_seq(&&std::collections::VecDeque::from(vec![1u8])),
+        fixed_seq(&&std::collections::VecDeque::from(vec![1u8])),
         None
     );
+}
+
+#[test]
+fn vec_as_moves_only_into_its_own_type() {
+    let v = vec![1u32, 2, u32::MAX];
+    assert_eq!(vec_as::<u32, Vec<u32>>(v.clone()), Ok(v.clone()));
+    assert_eq!(vec_as::<u32, Vec<i32>>(v.clone()), Err(v.clone()));
+    assert_eq!(vec_as::<u32, Vec<u64>>(v.clone()), Err(v.clone()));
+    assert_eq!(vec_as::<u32, Box<[u32]>>(v.clone()), Err(v.clone()));
+    let mut roomy = Vec::with_capacity(50);
+    roomy.push(1.5f32);
+    let r = vec_as::<f32, Vec<f32>>(roomy).unwrap();
+    assert_eq!((r.len(), r[0]), (1, 1.5));
+    assert!(r.capacity() >= 50);
 }
 
 #[test]

@@ -297,9 +297,9 @@ impl<const EXACT: bool> ser::Serializer for &mut Counter<EXACT> {
         I: IntoIterator,
         I::Item: Serialize,
     {
-        if let Some(v) = crate::raw::byte_seq(&iter) {
-            // As `serialize_seq(Some(len))` and one byte per element.
-            self.vouch(fits(v.len()));
+        if let Some((n, v)) = crate::raw::fixed_seq(&iter) {
+            // As `serialize_seq(Some(len))` and each element's bytes.
+            self.vouch(fits(n));
             self.enter();
             self.add(4);
             self.add(v.len());

@@ -1,0 +1,152 @@
+//! A `Vec` of fixed-width elements read from a slice through serde's own
+//! visitor is decoded with one copy (src/de/bytes.rs). Each case decodes
+//! the same bytes that way and by the element path (from a stream, which
+//! never takes the bulk path, and from a slice into a newtype element),
+//! and requires the same value or the same error: code, offset and text
+//! (a stream words its EOF message differently).
+
+use std::fmt::Debug;
+
+use kiln_serde::de::Deserializer;
+use kiln_serde::{Error, ErrorCode, Limits};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct One<E>(E);
+
+fn outcome<T: Debug>(r: Result<T, Error>) -> Result<String, (ErrorCode, Option<u64>, String)> {
+    r.map(|v| format!("{v:?}"))
+        .map_err(|e| (e.code(), e.offset(), e.to_string()))
+}
+
+/// Every cut of `bytes` decodes the same three ways.
+fn agree<E: DeserializeOwned + Debug>(bytes: &[u8]) {
+    for cut in 0..=bytes.len() {
+        let input = &bytes[..cut];
+        let limits = Limits::DEFAULT;
+        let bulk = outcome(Vec::<E>::deserialize(&mut Deserializer::from_slice(
+            input, &limits,
+        )));
+        let stream = outcome(Vec::<E>::deserialize(&mut Deserializer::from_reader(
+            input, &limits,
+        )));
+        let newtype = outcome(
+            Vec::<One<E>>::deserialize(&mut Deserializer::from_slice(input, &limits))
+                .map(|v| v.into_iter().map(|e| e.0).collect::<Vec<E>>()),
+        );
+        // A stream words its EOF differently: code and offset agree.
+        let code_at = |r: &Result<String, (ErrorCode, Option<u64>, String)>| {
+            r.clone().map_err(|(c, at, _)| (c, at))
+        };
+        assert_eq!(
+            code_at(&bulk),
+            code_at(&stream),
+            "{} from {input:02x?}",
+            std::any::type_name::<E>()
+        );
+        assert_eq!(
+            bulk,
+            newtype,
+            "{} from {input:02x?}",
+            std::any::type_name::<E>()
+        );
+    }
+}
+
+/// `values` round-trips bit for bit, and its bytes (and every cut of
+/// them) decode as the element path decodes them.
+fn check<E: Serialize + DeserializeOwned + Debug + Copy>(
+    values: Vec<E>,
+    bits: impl Fn(&E) -> u128,
+) {
+    // Short vectors are written one element at a time, long ones in bulk.
+    let long: Vec<E> = values.iter().cycle().take(40).copied().collect();
+    check_one(values, &bits);
+    check_one(long, &bits);
+}
+
+fn check_one<E: Serialize + DeserializeOwned + Debug>(values: Vec<E>, bits: impl Fn(&E) -> u128) {
+    let bytes = kiln_serde::to_vec(&values).unwrap();
+    // The encoder's bulk path (a `Vec` or slice) writes what one call per
+    // element writes (newtype elements, a `VecDeque`), in every form.
+    let deque: std::collections::VecDeque<&E> = values.iter().collect();
+    let ones: Vec<One<&E>> = values.iter().map(One).collect();
+    assert_eq!(kiln_serde::to_vec(&deque).unwrap(), bytes);
+    assert_eq!(kiln_serde::to_vec(&ones).unwrap(), bytes);
+    assert_eq!(kiln_serde::to_vec(&values[..]).unwrap(), bytes);
+    assert_eq!(
+        kiln_serde::serialized_size(&values).unwrap(),
+        bytes.len() as u64
+    );
+    let mut out = vec![0xAA];
+    kiln_serde::to_extend(&mut out, &values).unwrap();
+    assert_eq!(out[1..], bytes[..]);
+    let mut buf = vec![0u8; bytes.len()];
+    assert_eq!(
+        kiln_serde::to_slice(&mut buf, &values).unwrap(),
+        bytes.len()
+    );
+    assert_eq!(buf, bytes);
+    // Under a size limit or a depth cap: the same errors.
+    for limit in 0..=bytes.len() as u64 {
+        let opts = kiln_serde::Options::new().with_limit(limit);
+        assert_eq!(
+            outcome(opts.to_vec(&values)),
+            outcome(opts.to_vec(&deque)),
+            "limit {limit}"
+        );
+    }
+    let opts = kiln_serde::Options::new().with_max_depth(0);
+    assert_eq!(outcome(opts.to_vec(&values)), outcome(opts.to_vec(&deque)));
+    let back: Vec<E> = kiln_serde::from_slice(&bytes).unwrap();
+    assert_eq!(
+        back.iter().map(&bits).collect::<Vec<_>>(),
+        values.iter().map(&bits).collect::<Vec<_>>()
+    );
+    agree::<E>(&bytes);
+}
+
+#[test]
+fn fixed_width_vecs_decode_as_the_element_path_does() {
+    check(vec![i8::MIN, -1, 0, 1, i8::MAX], |v| *v as u8 as u128);
+    check(vec![0u16, 1, 0x1234, u16::MAX], |v| u128::from(*v));
+    check(vec![i16::MIN, -2, 0, i16::MAX], |v| *v as u16 as u128);
+    check(vec![0u32, 7, 0xdead_beef, u32::MAX], |v| u128::from(*v));
+    check(vec![i32::MIN, -3, 0, i32::MAX], |v| *v as u32 as u128);
+    check(vec![0u64, 9, u64::MAX], |v| u128::from(*v));
+    check(vec![i64::MIN, -4, i64::MAX], |v| *v as u64 as u128);
+    check(vec![0u128, 1 << 100, u128::MAX], |v| *v);
+    check(vec![i128::MIN, -5, i128::MAX], |v| *v as u128);
+    let nan = f32::from_bits(0x7fc0_1234);
+    check(
+        vec![
+            0.0f32,
+            -0.0,
+            1.5,
+            f32::INFINITY,
+            nan,
+            f32::MIN_POSITIVE / 2.0,
+        ],
+        |v| u128::from(v.to_bits()),
+    );
+    let nan = f64::from_bits(0xfff8_0000_0000_0042);
+    check(vec![0.0f64, -0.0, -2.25, f64::NEG_INFINITY, nan], |v| {
+        u128::from(v.to_bits())
+    });
+    check(Vec::<u32>::new(), |v| u128::from(*v));
+    check(vec![true, false, true], |v| u128::from(*v));
+    check(vec![0u8, 255], |v| u128::from(*v));
+}
+
+#[test]
+fn counts_past_the_input_and_bad_bools_fail_as_the_element_path_does() {
+    // A count of 3 with 2 elements' bytes, a count the input cannot hold
+    // at any width, and a bool byte of 2 in the middle.
+    agree::<u32>(&[3, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]);
+    agree::<f64>(&[0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5, 6, 7, 8]);
+    agree::<u128>(&[0xff, 0xff, 0xff, 0x0f, 0, 0, 0, 0]);
+    agree::<bool>(&[3, 0, 0, 0, 1, 2, 0]);
+    let e = kiln_serde::from_slice::<Vec<bool>>(&[3, 0, 0, 0, 1, 2, 0]).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(5)));
+}
