@@ -48,7 +48,7 @@ mod datasets;
 #[allow(dead_code)] // the criterion halves are for benches/serde.rs
 mod plain;
 
-use datasets::{log, mesh, savedata, updates, Rng};
+use datasets::{floats, log, mesh, savedata, updates, Rng};
 
 /// The same seed as `benches/serde.rs`.
 const SEED: u64 = 0x6b69_6c6e_2d76_3221;
@@ -417,7 +417,7 @@ fn work_tensors(count: usize, elems: usize, op: &str, format: &str, iters: usize
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [dataset, op, format, iters] = args.as_slice() else {
-        eprintln!("usage: profile <log|mesh|savedata|updates> <ser|serw|serf|de|deb> <kiln|bincode1|bincode2|bincode2_legacy|postcard|serde_zap|rmp_serde|bitcode|wincode|memcpy> <iters>");
+        eprintln!("usage: profile <log|mesh|savedata|updates|floats> <ser|serw|serf|de|deb> <kiln|bincode1|bincode2|bincode2_legacy|postcard|serde_zap|rmp_serde|bitcode|wincode|memcpy> <iters>");
         eprintln!(
             "       profile tick32 <ser|serw|serio|de|hash|parse> <kiln|framed|framed_schema> <iters>"
         );
@@ -443,6 +443,7 @@ fn main() {
         "mesh" => work(op, format, &mesh::generate(&mut rng), iters),
         "savedata" => work(op, format, &savedata::generate(&mut rng), iters),
         "updates" => work(op, format, &updates::generate(&mut rng), iters),
+        "floats" => work(op, format, &floats::generate(&mut rng), iters),
         _ => panic!("unknown dataset {dataset}"),
     }
 }

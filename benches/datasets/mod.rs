@@ -5,6 +5,8 @@
 //! game-state updates); the generators are our own. The same seed always
 //! gives the same data, so every run and every format sees identical values.
 
+#[allow(dead_code)] // benches/profile.rs only
+pub mod floats;
 pub mod log;
 pub mod mesh;
 pub mod savedata;

@@ -135,7 +135,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     fn le_vec<T, E: 'static, const W: usize>(
         &mut self,
         n: usize,
-        from_le: fn([u8; W]) -> E,
+        from_le: impl Fn([u8; W]) -> E,
     ) -> Result<Option<T>> {
         self.bulk_bytes(n, W, |bytes, at| {
             let v: Vec<E> = bytes
