@@ -11,10 +11,13 @@
 #   bash benches/callgrind.sh "log mesh" "de" "kiln bincode1"
 #   ITERS=1000 bash benches/callgrind.sh tick32 "ser serw de" "kiln framed framed_schema"
 #   ITERS=10 bash benches/callgrind.sh tensors1000 "write view" "kiln memcpy safetensors"
+#   FEATURES=floats bash benches/callgrind.sh floats "ser serw serf de" "kiln postcard wincode memcpy"
 #
 # PROFILE (default bench, the LTO one): the cargo profile to build with;
 # bench-nolto is `release` as a user gets it.
 # EXE: a prebuilt profile binary (skips the cargo call).
+# FEATURES: kiln_benches features to build with (`floats` for that
+# dataset, in a binary of its own: it moves `mesh`'s LTO inlining).
 # ITERS (default 1): iterations of the counted run; the table shows
 # (count(ITERS) - count(0)) / ITERS, in millions (M) when ITERS is 1, else
 # in instructions. A combination the driver does not have shows "—".
@@ -29,7 +32,7 @@ formats=${3:-"kiln bincode1 postcard serde_zap bitcode wincode"}
 profile=${PROFILE:-bench}
 
 exe=${EXE:-}
-[[ -n $exe ]] || exe=$(cargo bench -p kiln_benches --profile "$profile" --bench profile --no-run --message-format=json 2>/dev/null |
+[[ -n $exe ]] || exe=$(cargo bench -p kiln_benches --profile "$profile" --bench profile --no-run ${FEATURES:+--features "$FEATURES"} --message-format=json 2>/dev/null |
   python3 -c 'import sys, json
 for line in sys.stdin:
     m = json.loads(line)

@@ -48,7 +48,7 @@ mod datasets;
 #[allow(dead_code)] // the criterion halves are for benches/serde.rs
 mod plain;
 
-use datasets::{floats, log, mesh, savedata, updates, Rng};
+use datasets::{log, mesh, savedata, updates, Rng};
 
 /// The same seed as `benches/serde.rs`.
 const SEED: u64 = 0x6b69_6c6e_2d76_3221;
@@ -443,7 +443,8 @@ fn main() {
         "mesh" => work(op, format, &mesh::generate(&mut rng), iters),
         "savedata" => work(op, format, &savedata::generate(&mut rng), iters),
         "updates" => work(op, format, &updates::generate(&mut rng), iters),
-        "floats" => work(op, format, &floats::generate(&mut rng), iters),
+        #[cfg(feature = "floats")]
+        "floats" => work(op, format, &datasets::floats::generate(&mut rng), iters),
         _ => panic!("unknown dataset {dataset}"),
     }
 }

@@ -5,6 +5,7 @@
 //! game-state updates); the generators are our own. The same seed always
 //! gives the same data, so every run and every format sees identical values.
 
+#[cfg(feature = "floats")]
 #[allow(dead_code)] // benches/profile.rs only
 pub mod floats;
 pub mod log;
