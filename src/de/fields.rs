@@ -10,9 +10,11 @@
 //! the string here, and hands it to the type's own `Deserialize` through
 //! serde's trivial string deserializers, so the value and every error are
 //! the ones `deserialize_str` gives. callgrind (LTO / no LTO), decode:
-//! borrowed `log` 2.91M -> 2.19M / 3.24M -> 2.58M, owned `log` 15.83M ->
-//! 14.96M / 16.96M -> 16.07M, `savedata` 12.63M -> 12.38M / 13.40M ->
-//! 13.10M.
+//! borrowed `log` 2.91M -> 2.20M / 3.24M -> 2.52M, owned `log` 15.83M ->
+//! 14.96M / 16.96M -> 16.05M, `savedata` 12.64M -> 12.58M / 13.40M ->
+//! 13.28M. Always inlined only without `debug_assertions`: at opt-level 0
+//! the inlined bodies made every recursion level's stack frame larger
+//! (`tests/bincode_depth.rs`).
 //!
 //! The access is passed to the visitor by value (so derived code calls
 //! this `next_element` directly, not through serde's `&mut A` forwarding
