@@ -579,8 +579,21 @@ fn over_cap(what: &str, n: u32, cap: u64, at: u64) -> Error {
     )
 }
 
-/// MESSAGE: a seq's visitor stopped with `left` of its `n` elements
+/// A seq visitor's result `r`, with the seq's offset `at` on an error
+/// that has none, or MESSAGE when it left `left` of the `n` elements
 /// unread (the rest of the bytes would be misread).
+#[inline]
+fn all_read<T>(r: Result<T>, left: usize, n: usize, at: u64) -> Result<T> {
+    let v = match r {
+        Ok(v) => v,
+        Err(e) => return Err(e.or_offset(at)),
+    };
+    if left != 0 {
+        return Err(left_unread(left, n, at));
+    }
+    Ok(v)
+}
+
 #[cold]
 #[inline(never)]
 fn left_unread(left: usize, n: usize, at: u64) -> Error {
@@ -648,14 +661,8 @@ fn visit_seq_exact<'de, R: Read<'de>, V: Visitor<'de>>(
         left: n,
         hint,
     };
-    let v = match visitor.visit_seq(&mut access) {
-        Ok(v) => v,
-        Err(e) => return Err(e.or_offset(at)),
-    };
-    if access.left != 0 {
-        return Err(left_unread(access.left, n, at));
-    }
-    Ok(v)
+    let r = visitor.visit_seq(&mut access);
+    all_read(r, access.left, n, at)
 }
 
 struct SeqAccess<'a, R> {

@@ -28,7 +28,7 @@
 use serde::de::value::{BorrowedStrDeserializer, StringDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
-use super::{left_unread, Deserializer};
+use super::Deserializer;
 use crate::error::{Error, Result};
 use crate::read::{Read, Reference};
 
@@ -47,14 +47,8 @@ pub(super) fn visit_fields<'de, R: Read<'de>, V: Visitor<'de>>(
         left: &mut left,
         hint,
     };
-    let v = match visitor.visit_seq(access) {
-        Ok(v) => v,
-        Err(e) => return Err(e.or_offset(at)),
-    };
-    if left != 0 {
-        return Err(left_unread(left, n, at));
-    }
-    Ok(v)
+    let r = visitor.visit_seq(access);
+    super::all_read(r, left, n, at)
 }
 
 struct Fields<'a, R> {

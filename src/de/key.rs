@@ -37,10 +37,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         let (left, all_u8) = (access.left, access.all_u8);
         self.unhint(hint);
         self.depth -= 1;
-        let v = r.map_err(|e: Error| e.or_offset(at))?;
-        if left != 0 {
-            return Err(super::left_unread(left, n, at));
-        }
+        let v = super::all_read(r, left, n, at)?;
         if all_u8 {
             self.last_str = (start, self.read.mark());
         }
