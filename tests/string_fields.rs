@@ -54,25 +54,18 @@ fn outcome<T: Debug>(
         .map_err(|e| (e.code(), e.offset(), e.to_string()))
 }
 
+/// `Inline` and `Serde` read from the deserializer `$make` builds.
+macro_rules! agree {
+    ($make:expr, $what:literal, $bytes:expr) => {{
+        let inline = outcome(Inline::deserialize(&mut $make));
+        let serde = outcome(Serde::deserialize(&mut $make).map(Inline::from));
+        assert_eq!(inline, serde, "{} {:02x?}", $what, $bytes);
+    }};
+}
+
 fn both_ways(bytes: &[u8], limits: &Limits) {
-    let from_slice = |inline: bool| {
-        let mut de = Deserializer::from_slice(bytes, limits);
-        if inline {
-            outcome(Inline::deserialize(&mut de))
-        } else {
-            outcome(Serde::deserialize(&mut de).map(Inline::from))
-        }
-    };
-    assert_eq!(from_slice(true), from_slice(false), "slice {bytes:02x?}");
-    let from_reader = |inline: bool| {
-        let mut de = Deserializer::from_reader(bytes, limits);
-        if inline {
-            outcome(Inline::deserialize(&mut de))
-        } else {
-            outcome(Serde::deserialize(&mut de).map(Inline::from))
-        }
-    };
-    assert_eq!(from_reader(true), from_reader(false), "reader {bytes:02x?}");
+    agree!(Deserializer::from_slice(bytes, limits), "slice", bytes);
+    agree!(Deserializer::from_reader(bytes, limits), "reader", bytes);
 }
 
 fn record(s: &[u8], t: &[u8]) -> Vec<u8> {
