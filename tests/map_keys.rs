@@ -245,6 +245,8 @@ fn other_keys_sort_by_their_whole_encoding() {
     check(vec![1i8], vec![0, 0], "Vec<i8>");
     check(vec![true], vec![false, false], "Vec<bool>");
     check(vec![vec![1u8]], vec![vec![], vec![]], "Vec<Vec<u8>>");
+    // Tuples inside a key's seq (read through the key path's own access).
+    check(vec![(1u8, 1u8)], vec![(0, 0), (0, 0)], "Vec<(u8, u8)>");
     // (u8, u8) has no count: its encoding is its content.
     let map = BTreeMap::from([((1u8, 0u8), 0u8), ((0, 2), 0)]);
     assert_eq!(

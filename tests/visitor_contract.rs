@@ -14,6 +14,8 @@ const TUPLE3: u8 = 1;
 const MAP: u8 = 2;
 /// A map whose keys are `FirstOnly<SEQ>`.
 const KEY_MAP: u8 = 3;
+/// A map whose keys are seqs of `FirstOnly<TUPLE3>`.
+const KEY_TUPLES: u8 = 4;
 
 /// Reads the first element (or entry) of the shape `S` and stops; a
 /// `KEY_MAP` reads every entry, each key a `FirstOnly<SEQ>`.
@@ -43,6 +45,8 @@ impl<'de, const S: u8> Visitor<'de> for FirstVisitor<S> {
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
         if S == KEY_MAP {
             while m.next_entry::<FirstOnly<SEQ>, u8>()?.is_some() {}
+        } else if S == KEY_TUPLES {
+            while m.next_entry::<Vec<FirstOnly<TUPLE3>>, u8>()?.is_some() {}
         } else {
             let _: Option<(u8, u8)> = m.next_entry()?;
         }
@@ -77,6 +81,14 @@ fn a_visitor_that_stops_early_is_an_error_at_the_sequence() {
         &[1, 0, 0, 0, 2, 0, 0, 0, 5, 6, 7],
         4,
         "left 1 of 2 elements unread",
+    );
+    // A map of one entry whose key is a seq of one tuple of 3 u8 (a
+    // struct or tuple inside a key's seq has an access of its own): the
+    // tuple's offset.
+    unread::<FirstOnly<KEY_TUPLES>>(
+        &[1, 0, 0, 0, 1, 0, 0, 0, 1, 2, 3, 9],
+        8,
+        "left 2 of 3 elements unread",
     );
 }
 

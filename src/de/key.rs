@@ -144,25 +144,28 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for U8Probe<'_, R> {
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
-        de::Deserializer::deserialize_tuple(self.de, len, visitor)
+        // The plain deserializer's `deserialize_tuple`, through an access
+        // type of its own (see `key_fields`).
+        let at = self.de.read.offset();
+        super::fields::key_fields(self.de, len, at, visitor)
     }
 
     fn deserialize_tuple_struct<V: Visitor<'de>>(
         self,
-        name: &'static str,
+        _name: &'static str,
         len: usize,
         visitor: V,
     ) -> Result<V::Value> {
-        de::Deserializer::deserialize_tuple_struct(self.de, name, len, visitor)
+        self.deserialize_tuple(len, visitor)
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
         self,
-        name: &'static str,
+        _name: &'static str,
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        de::Deserializer::deserialize_struct(self.de, name, fields, visitor)
+        self.deserialize_tuple(fields.len(), visitor)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
