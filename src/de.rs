@@ -778,11 +778,7 @@ impl<'de, R: Read<'de>> de::VariantAccess<'de> for &mut Deserializer<R> {
 
     #[inline]
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
-        self.enter(self.variant_at())?;
-        let at = self.read.offset();
-        let r = visit_fields(self, len, len, at, visitor);
-        self.depth -= 1;
-        r
+        fields::variant_fields::<R, V, false>(self, len, visitor)
     }
 
     #[inline]
@@ -791,10 +787,6 @@ impl<'de, R: Read<'de>> de::VariantAccess<'de> for &mut Deserializer<R> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        self.enter(self.variant_at())?;
-        let at = self.read.offset();
-        let r = visit_fields(self, fields.len(), fields.len(), at, visitor);
-        self.depth -= 1;
-        r
+        fields::variant_fields::<R, V, false>(self, fields.len(), visitor)
     }
 }

@@ -245,8 +245,25 @@ fn other_keys_sort_by_their_whole_encoding() {
     check(vec![1i8], vec![0, 0], "Vec<i8>");
     check(vec![true], vec![false, false], "Vec<bool>");
     check(vec![vec![1u8]], vec![vec![], vec![]], "Vec<Vec<u8>>");
-    // Tuples inside a key's seq (read through the key path's own access).
+    // Tuples and enums with data inside a key's seq (read through the key
+    // path's own accesses).
     check(vec![(1u8, 1u8)], vec![(0, 0), (0, 0)], "Vec<(u8, u8)>");
+    #[derive(Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Debug)]
+    enum Shape {
+        Dot,
+        Line(u8, u8),
+        Box { w: u8 },
+    }
+    check(
+        vec![Shape::Box { w: 1 }],
+        vec![Shape::Dot, Shape::Dot],
+        "Vec<Shape>",
+    );
+    check(
+        vec![Shape::Line(1, 2)],
+        vec![Shape::Dot, Shape::Box { w: 0 }],
+        "Vec<Shape> (tuple variant)",
+    );
     // (u8, u8) has no count: its encoding is its content.
     let map = BTreeMap::from([((1u8, 0u8), 0u8), ((0, 2), 0)]);
     assert_eq!(

@@ -6,7 +6,9 @@
 use std::fmt;
 
 use kiln_serde::ErrorCode;
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    Deserialize, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
+};
 
 /// What asks for the elements.
 const SEQ: u8 = 0;
@@ -16,6 +18,10 @@ const MAP: u8 = 2;
 const KEY_MAP: u8 = 3;
 /// A map whose keys are seqs of `FirstOnly<TUPLE3>`.
 const KEY_TUPLES: u8 = 4;
+/// An enum's tuple variant of 3 u8.
+const VARIANT3: u8 = 5;
+/// A map whose keys are seqs of `FirstOnly<VARIANT3>`.
+const KEY_VARIANTS: u8 = 6;
 
 /// Reads the first element (or entry) of the shape `S` and stops; a
 /// `KEY_MAP` reads every entry, each key a `FirstOnly<SEQ>`.
@@ -27,6 +33,7 @@ impl<'de, const S: u8> Deserialize<'de> for FirstOnly<S> {
         match S {
             SEQ => d.deserialize_seq(FirstVisitor),
             TUPLE3 => d.deserialize_tuple(3, FirstVisitor),
+            VARIANT3 => d.deserialize_enum("E", &["V"], FirstVisitor),
             _ => d.deserialize_map(FirstVisitor),
         }
     }
@@ -42,11 +49,18 @@ impl<'de, const S: u8> Visitor<'de> for FirstVisitor<S> {
         let _: Option<u8> = s.next_element()?;
         Ok(FirstOnly)
     }
+    fn visit_enum<A: EnumAccess<'de>>(self, e: A) -> Result<Self::Value, A::Error> {
+        let (_, v): (u32, _) = e.variant()?;
+        v.tuple_variant(3, FirstVisitor::<TUPLE3>)
+            .map(|_| FirstOnly)
+    }
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
         if S == KEY_MAP {
             while m.next_entry::<FirstOnly<SEQ>, u8>()?.is_some() {}
         } else if S == KEY_TUPLES {
             while m.next_entry::<Vec<FirstOnly<TUPLE3>>, u8>()?.is_some() {}
+        } else if S == KEY_VARIANTS {
+            while m.next_entry::<Vec<FirstOnly<VARIANT3>>, u8>()?.is_some() {}
         } else {
             let _: Option<(u8, u8)> = m.next_entry()?;
         }
@@ -88,6 +102,14 @@ fn a_visitor_that_stops_early_is_an_error_at_the_sequence() {
     unread::<FirstOnly<KEY_TUPLES>>(
         &[1, 0, 0, 0, 1, 0, 0, 0, 1, 2, 3, 9],
         8,
+        "left 2 of 3 elements unread",
+    );
+    // A tuple variant of 3 u8 (variant index, then 1 2 3): the fields'
+    // offset, alone and inside a key's seq.
+    unread::<FirstOnly<VARIANT3>>(&[0, 0, 0, 0, 1, 2, 3], 4, "left 2 of 3 elements unread");
+    unread::<FirstOnly<KEY_VARIANTS>>(
+        &[1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 9],
+        12,
         "left 2 of 3 elements unread",
     );
 }

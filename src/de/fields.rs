@@ -61,6 +61,21 @@ pub(super) fn key_fields<'de, R: Read<'de>, V: Visitor<'de>>(
     fields::<R, V, true>(de, n, n, at, visitor)
 }
 
+/// A tuple or struct variant's fields: one level (spec 6), taken at the
+/// enum value's offset.
+#[inline]
+pub(super) fn variant_fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool>(
+    de: &mut Deserializer<R>,
+    n: usize,
+    visitor: V,
+) -> Result<V::Value> {
+    de.enter(de.variant_at())?;
+    let at = de.read.offset();
+    let r = fields::<R, V, KEY>(de, n, n, at, visitor);
+    de.depth -= 1;
+    r
+}
+
 #[inline]
 fn fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool>(
     de: &mut Deserializer<R>,

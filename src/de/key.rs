@@ -170,14 +170,57 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for U8Probe<'_, R> {
 
     fn deserialize_enum<V: Visitor<'de>>(
         self,
-        name: &'static str,
-        variants: &'static [&'static str],
+        _name: &'static str,
+        _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        de::Deserializer::deserialize_enum(self.de, name, variants, visitor)
+        // As the plain deserializer's, through an access type of its own
+        // (see `key_fields`).
+        let at = self.de.read.offset();
+        visitor
+            .visit_enum(KeyEnum(self.de))
+            .map_err(|e: Error| e.or_offset(at))
     }
 
     fn is_human_readable(&self) -> bool {
         false
+    }
+}
+
+/// An enum inside a key's seq: the plain deserializer's `EnumAccess` and
+/// `VariantAccess`, with the variant's fields read by `key_fields`.
+struct KeyEnum<'a, R>(&'a mut Deserializer<R>);
+
+impl<'de, R: Read<'de>> de::EnumAccess<'de> for KeyEnum<'_, R> {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
+        let (v, de) = de::EnumAccess::variant_seed(self.0, seed)?;
+        Ok((v, KeyEnum(de)))
+    }
+}
+
+impl<'de, R: Read<'de>> de::VariantAccess<'de> for KeyEnum<'_, R> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<()> {
+        de::VariantAccess::unit_variant(self.0)
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+        de::VariantAccess::newtype_variant_seed(self.0, seed)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        super::fields::variant_fields::<R, V, true>(self.0, len, visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        super::fields::variant_fields::<R, V, true>(self.0, fields.len(), visitor)
     }
 }
