@@ -480,7 +480,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         }
         let hint = self.hint(n);
         let r = if fields::string_seq::<V::Value>() {
-            visit_fields(self, n, hint, at, visitor)
+            visit_fields::<R, V, false>(self, n, hint, at, visitor)
         } else {
             visit_seq_exact(self, n, hint, at, visitor)
         };
@@ -493,7 +493,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         // No level of its own (spec 6), as for structs and tuple structs.
         let at = self.read.offset();
-        visit_fields(self, len, len, at, visitor)
+        visit_fields::<R, V, false>(self, len, len, at, visitor)
     }
 
     #[inline]

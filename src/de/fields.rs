@@ -33,51 +33,16 @@ use crate::error::{Error, Result};
 use crate::read::{Read, Reference};
 
 /// Visits exactly `n` fields; a visitor that stops early is an error.
-#[inline]
-pub(super) fn visit_fields<'de, R: Read<'de>, V: Visitor<'de>>(
-    de: &mut Deserializer<R>,
-    n: usize,
-    hint: usize,
-    at: u64,
-    visitor: V,
-) -> Result<V::Value> {
-    fields::<R, V, false>(de, n, hint, at, visitor)
-}
-
-/// [`visit_fields`] for a struct, tuple or variant inside a map key's seq
-/// (`key.rs`). The same code, but a distinct access type, so the visitor's
-/// `visit_seq` it calls is a distinct function: were the key path to call
+///
+/// `KEY` is true for a struct, tuple or variant inside a map key's seq
+/// (`key.rs`): the same code, but a distinct access type, so the visitor's
+/// `visit_seq` it calls is a distinct function. Were the key path to call
 /// the same one, every struct's decode would have two callers, and LLVM
 /// would not inline a struct of a dozen fields into the loop of a `Vec` of
 /// it (a call per element, its result copied through memory: criterion
 /// `mesh` decode, LTO, 1.6 ms -> 2.5 ms).
 #[inline]
-pub(super) fn key_fields<'de, R: Read<'de>, V: Visitor<'de>>(
-    de: &mut Deserializer<R>,
-    n: usize,
-    at: u64,
-    visitor: V,
-) -> Result<V::Value> {
-    fields::<R, V, true>(de, n, n, at, visitor)
-}
-
-/// A tuple or struct variant's fields: one level (spec 6), taken at the
-/// enum value's offset.
-#[inline]
-pub(super) fn variant_fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool>(
-    de: &mut Deserializer<R>,
-    n: usize,
-    visitor: V,
-) -> Result<V::Value> {
-    de.enter(de.variant_at())?;
-    let at = de.read.offset();
-    let r = fields::<R, V, KEY>(de, n, n, at, visitor);
-    de.depth -= 1;
-    r
-}
-
-#[inline]
-fn fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool>(
+pub(super) fn visit_fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool>(
     de: &mut Deserializer<R>,
     n: usize,
     hint: usize,
@@ -92,6 +57,21 @@ fn fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool>(
     };
     let r = visitor.visit_seq(access);
     super::all_read(r, left, n, at)
+}
+
+/// A tuple or struct variant's fields: one level (spec 6), taken at the
+/// enum value's offset.
+#[inline]
+pub(super) fn variant_fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool>(
+    de: &mut Deserializer<R>,
+    n: usize,
+    visitor: V,
+) -> Result<V::Value> {
+    de.enter(de.variant_at())?;
+    let at = de.read.offset();
+    let r = visit_fields::<R, V, KEY>(de, n, n, at, visitor);
+    de.depth -= 1;
+    r
 }
 
 struct Fields<'a, R, const KEY: bool> {

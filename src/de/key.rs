@@ -145,9 +145,9 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for U8Probe<'_, R> {
 
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         // The plain deserializer's `deserialize_tuple`, through an access
-        // type of its own (see `key_fields`).
+        // type of its own (see `fields::visit_fields`).
         let at = self.de.read.offset();
-        super::fields::key_fields(self.de, len, at, visitor)
+        super::fields::visit_fields::<R, V, true>(self.de, len, len, at, visitor)
     }
 
     fn deserialize_tuple_struct<V: Visitor<'de>>(
@@ -175,7 +175,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for U8Probe<'_, R> {
         visitor: V,
     ) -> Result<V::Value> {
         // As the plain deserializer's, through an access type of its own
-        // (see `key_fields`).
+        // (see `fields::visit_fields`).
         let at = self.de.read.offset();
         visitor
             .visit_enum(KeyEnum(self.de))
@@ -188,7 +188,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for U8Probe<'_, R> {
 }
 
 /// An enum inside a key's seq: the plain deserializer's `EnumAccess` and
-/// `VariantAccess`, with the variant's fields read by `key_fields`.
+/// `VariantAccess`, with the variant's fields read by `fields::visit_fields`.
 struct KeyEnum<'a, R>(&'a mut Deserializer<R>);
 
 impl<'de, R: Read<'de>> de::EnumAccess<'de> for KeyEnum<'_, R> {
