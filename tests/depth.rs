@@ -294,3 +294,28 @@ fn a_map_keys_seq_is_a_level() {
         "key seq on decode, stream",
     );
 }
+
+/// A tuple variant inside a map key's seq takes its level as anywhere else
+/// (the key path reads variants through its own access).
+#[test]
+fn a_variant_in_a_map_keys_seq_is_a_level() {
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Eq, PartialOrd, Ord, Debug)]
+    enum E {
+        T(u8, u8),
+    }
+    type M = std::collections::BTreeMap<Vec<E>, u8>;
+    let map = M::from([(vec![E::T(1, 2)], 0u8)]);
+    let three = Options::new().with_max_depth(3);
+    let bytes = three.to_vec(&map).unwrap();
+    assert_eq!(bytes, [1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0]);
+    assert_eq!(three.from_slice::<M>(&bytes).unwrap(), map);
+    let two = Options::new().with_max_depth(2);
+    assert_limit(two.to_vec(&map), 8, 2, "key variant on encode");
+    assert_limit(two.from_slice::<M>(&bytes), 8, 2, "key variant on decode");
+    assert_limit(
+        two.from_reader::<_, M>(&bytes[..]),
+        8,
+        2,
+        "key variant on decode, stream",
+    );
+}
