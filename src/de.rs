@@ -247,6 +247,36 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         }
         .map_err(|e: Error| e.or_offset(at))
     }
+
+    /// A seq; `KNOWN` when `V` is serde's own visitor of a `Vec` (its
+    /// output type says which: `bytes::KnownVec`), else asked of `V`.
+    #[inline]
+    fn seq<V: Visitor<'de>, const KNOWN: bool>(&mut self, visitor: V) -> Result<V::Value> {
+        if self.in_key > 0 {
+            // Maybe a list<u8> key, which sorts by content (spec 2.1).
+            return self.key_seq(visitor);
+        }
+        let (n, at) = self.count()?;
+        self.enter(at)?;
+        let kind = if KNOWN {
+            bytes::vec_kind::<V::Value>()
+        } else {
+            bytes::bulk_kind::<V>()
+        };
+        if let Some(r) = kind.and_then(|kind| self.bulk_vec(n, kind).transpose()) {
+            self.depth -= 1;
+            return r;
+        }
+        let hint = self.hint(n);
+        let r = if fields::string_seq::<V::Value>() {
+            visit_fields::<R, V, false>(self, n, hint, at, visitor)
+        } else {
+            visit_seq_exact(self, n, hint, at, visitor)
+        };
+        self.unhint(hint);
+        self.depth -= 1;
+        r
+    }
 }
 
 /// Reads one value from a slice; trailing bytes are TRAILING unless allowed.
@@ -459,34 +489,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
 
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.in_key > 0 {
-            // Maybe a list<u8> key, which sorts by content (spec 2.1).
-            return self.key_seq(visitor);
-        }
-        let (n, at) = self.count()?;
-        self.enter(at)?;
-        if let Some(kind) = bytes::bulk_kind::<V>() {
-            match self.bulk_vec(n, kind) {
-                Ok(None) => {}
-                Ok(Some(v)) => {
-                    self.depth -= 1;
-                    return Ok(v);
-                }
-                Err(e) => {
-                    self.depth -= 1;
-                    return Err(e);
-                }
-            }
-        }
-        let hint = self.hint(n);
-        let r = if fields::string_seq::<V::Value>() {
-            visit_fields::<R, V, false>(self, n, hint, at, visitor)
-        } else {
-            visit_seq_exact(self, n, hint, at, visitor)
-        };
-        self.unhint(hint);
-        self.depth -= 1;
-        r
+        self.seq::<V, false>(visitor)
     }
 
     #[inline]

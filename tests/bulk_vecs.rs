@@ -3,7 +3,8 @@
 //! the same bytes that way and by the element path (from a stream, which
 //! never takes the bulk path, and from a slice into a newtype element),
 //! and requires the same value or the same error: code, offset and text
-//! (a stream words its EOF message differently).
+//! (a stream words its EOF message differently), and the same again as a
+//! tuple's field.
 
 use std::fmt::Debug;
 
@@ -34,6 +35,26 @@ fn agree<E: DeserializeOwned + Debug>(bytes: &[u8]) {
         let newtype = outcome(
             Vec::<One<E>>::deserialize(&mut Deserializer::from_slice(input, &limits))
                 .map(|v| v.into_iter().map(|e| e.0).collect::<Vec<E>>()),
+        );
+        // A field of a struct or tuple (src/de/fields.rs: serde's visitor
+        // known from the field's type, not asked of it).
+        let field = outcome(
+            <(Vec<E>,)>::deserialize(&mut Deserializer::from_slice(input, &limits)).map(|t| t.0),
+        );
+        let field_stream = outcome(
+            <(Vec<E>,)>::deserialize(&mut Deserializer::from_reader(input, &limits)).map(|t| t.0),
+        );
+        assert_eq!(
+            field,
+            bulk,
+            "{} from {input:02x?}",
+            std::any::type_name::<E>()
+        );
+        assert_eq!(
+            field_stream,
+            stream,
+            "{} from {input:02x?}",
+            std::any::type_name::<E>()
         );
         // A stream words its EOF differently: code and offset agree.
         let code_at = |r: &Result<String, (ErrorCode, Option<u64>, String)>| {

@@ -31,17 +31,15 @@ macro_rules! bulk_kinds {
             IDS.get_or_init(|| [$(probe::<Vec<$t>>()),*])
         }
 
-        /// The kind of the element of the `Vec` that serde's visitor `V`
-        /// builds, when `V` is that visitor. Free for every other output
-        /// type (the type tests fold to a constant); one `TypeId` compare
-        /// at run time otherwise.
+        /// The kind of `T`'s element when `T` is a `Vec` of one of these
+        /// types (a constant after monomorphization).
         #[inline]
-        pub(super) fn bulk_kind<'de, V: Visitor<'de>>() -> Option<usize> {
-            let value = typeid::of::<V::Value>();
+        pub(super) fn vec_kind<T>() -> Option<usize> {
+            let value = typeid::of::<T>();
             let mut i = 0;
             $(
                 if value == typeid::of::<Vec<$t>>() {
-                    return (visitor_ids().get(i) == Some(&typeid::of::<V>())).then_some(i);
+                    return Some(i);
                 }
                 i += 1;
             )*
@@ -52,6 +50,15 @@ macro_rules! bulk_kinds {
 }
 
 bulk_kinds!(u8, bool, i8, u16, i16, u32, i32, u64, i64, u128, i128, f32, f64);
+
+/// The kind of the element of the `Vec` that serde's visitor `V` builds,
+/// when `V` is that visitor. Free for every other output type; a probed
+/// `TypeId` and a compare at run time otherwise (what [`KnownVec`] saves).
+#[inline]
+pub(super) fn bulk_kind<'de, V: Visitor<'de>>() -> Option<usize> {
+    let i = vec_kind::<V::Value>()?;
+    (visitor_ids().get(i) == Some(&typeid::of::<V>())).then_some(i)
+}
 
 /// The type of the visitor `T::deserialize` hands to `deserialize_seq`
 /// (the probe's own type, which no visitor has, if it hands none).
@@ -73,6 +80,33 @@ impl<'de> de::Deserializer<'de> for &mut Probe {
     fn deserialize_seq<V: Visitor<'de>>(self, _: V) -> std::result::Result<V::Value, Self::Error> {
         self.0 = Some(typeid::of::<V>());
         Err(de::Error::custom("probe"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// The deserializer a field of type `Vec<E>`, `E` a bulk kind, is read
+/// with ([`super::fields`]). Only serde implements `Deserialize` for
+/// `Vec`, so the visitor it hands to `deserialize_seq` is serde's own:
+/// the seq is read as [`bulk_kind`] would, without its run-time check
+/// (a lock's state and a `TypeId` per `Vec`: callgrind, `updates` decode).
+pub(super) struct KnownVec<'a, R>(pub(super) &'a mut Deserializer<R>);
+
+impl<'de, R: Read<'de>> de::Deserializer<'de> for KnownVec<'_, R> {
+    type Error = Error;
+
+    #[inline]
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.0.seq::<V, true>(visitor)
+    }
+
+    #[cold]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        de::Deserializer::deserialize_any(self.0, visitor)
     }
 
     serde::forward_to_deserialize_any! {

@@ -108,6 +108,9 @@ impl<'de, R: Read<'de>, const KEY: bool> de::SeqAccess<'de> for Fields<'_, R, KE
             let s = self.de.string_field()?;
             return T::deserialize(StringDeserializer::<Error>::new(s)).map(Some);
         }
+        if super::bytes::vec_kind::<T>().is_some() {
+            return T::deserialize(super::bytes::KnownVec(&mut *self.de)).map(Some);
+        }
         T::deserialize(&mut *self.de).map(Some)
     }
 
