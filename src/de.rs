@@ -624,7 +624,7 @@ fn unknown_variant(idx: u32, e: &Error, at: u64) -> Error {
 /// out of line.
 #[cold]
 #[inline(never)]
-fn bad_option_tag(t: u8, at: u64) -> Error {
+pub(super) fn bad_option_tag(t: u8, at: u64) -> Error {
     not_0_or_1(ErrorDetail::BadOptionTag(t), "option tag", t, at)
 }
 
