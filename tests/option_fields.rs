@@ -1,5 +1,5 @@
 //! A struct's or tuple's `Option<P>` field, `P` a bool, an integer, a
-//! float or a `String`, is decoded inline (src/de/fields.rs), not through
+//! float, a `&str` or a `String`, is decoded inline (src/de/fields.rs), not through
 //! serde's `Option` impl. Each case decodes the same bytes as a 1-tuple's
 //! field (the inline path) and as a bare `Option<P>` (serde's impl and
 //! `deserialize_option`), from a slice and from a stream, for every cut of
@@ -107,4 +107,46 @@ fn a_bad_tag_and_a_deep_some_fail_at_the_options_offset() {
     assert_eq!((e.code(), e.offset()), (ErrorCode::Limit, Some(1)));
     let v = <(u8, Option<bool>)>::deserialize(&mut Deserializer::from_slice(&[9, 0], &limits));
     assert_eq!(v.unwrap(), (9, None));
+}
+
+#[test]
+fn an_option_str_field_borrows_as_serdes_option_does() {
+    for v in [None, Some(""), Some("kiln"), Some("é")] {
+        let bytes = kiln_serde::to_vec(&v).unwrap();
+        let (back,): (Option<&str>,) = kiln_serde::from_slice(&bytes).unwrap();
+        assert_eq!(back, v);
+        for limits in [Limits::DEFAULT, Limits::DEFAULT.with_max_depth(0)] {
+            let mut inputs: Vec<Vec<u8>> = (0..=bytes.len()).map(|c| bytes[..c].to_vec()).collect();
+            for i in 0..bytes.len() {
+                for b in [0, 1, 2, 0x80, 0xff] {
+                    let mut changed = bytes.clone();
+                    changed[i] = b;
+                    inputs.push(changed);
+                }
+            }
+            for input in &inputs {
+                let field = outcome(
+                    <(Option<&str>,)>::deserialize(&mut Deserializer::from_slice(input, &limits))
+                        .map(|t| t.0),
+                );
+                let bare = outcome(Option::<&str>::deserialize(&mut Deserializer::from_slice(
+                    input, &limits,
+                )));
+                assert_eq!(field, bare, "slice {input:02x?}");
+                // A stream cannot lend: the same error both ways.
+                let field = outcome(
+                    <(Option<&str>,)>::deserialize(&mut Deserializer::from_reader(
+                        &input[..],
+                        &limits,
+                    ))
+                    .map(|t| t.0),
+                );
+                let bare = outcome(Option::<&str>::deserialize(&mut Deserializer::from_reader(
+                    &input[..],
+                    &limits,
+                )));
+                assert_eq!(field, bare, "stream {input:02x?}");
+            }
+        }
+    }
 }

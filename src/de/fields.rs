@@ -1,6 +1,6 @@
 //! The fields of a struct, tuple or variant (and the elements of a seq of
 //! strings), read in order, with `&str`, `String`, `Option` of a number,
-//! `bool` or `String`, and `Vec` of a number fields decoded inline.
+//! `bool`, `&str` or `String`, and `Vec` of a number fields decoded inline.
 //!
 //! serde's `<&str>::deserialize` and `<String>::deserialize` are small
 //! generic functions without `#[inline]`, so LLVM keeps them out of line
@@ -126,6 +126,10 @@ impl<'de, R: Read<'de>, const KEY: bool> de::SeqAccess<'de> for Fields<'_, R, KE
             )*};
         }
         option_of!(bool, u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, f32, f64);
+        if id == typeid::of::<Option<&str>>() {
+            let read = |de: &mut Deserializer<R>| de.str_field().map(BorrowedStr);
+            return self.de.option_field::<T, _>(read).map(Some);
+        }
         if id == typeid::of::<Option<String>>() {
             return self
                 .de
@@ -228,5 +232,18 @@ impl<'de, P: IntoDeserializer<'de, Error>> de::Deserializer<'de> for Given<P> {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf option unit unit_struct newtype_struct seq tuple
         tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// A `&str` read in place, handed on as serde's borrowed-str deserializer
+/// hands it (`IntoDeserializer` of a `&str` would give the copying one).
+struct BorrowedStr<'de>(&'de str);
+
+impl<'de> IntoDeserializer<'de, Error> for BorrowedStr<'de> {
+    type Deserializer = BorrowedStrDeserializer<'de, Error>;
+
+    #[inline]
+    fn into_deserializer(self) -> Self::Deserializer {
+        BorrowedStrDeserializer::new(self.0)
     }
 }
