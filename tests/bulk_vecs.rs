@@ -21,14 +21,24 @@ fn outcome<T: Debug>(r: Result<T, Error>) -> Result<String, (ErrorCode, Option<u
         .map_err(|e| (e.code(), e.offset(), e.to_string()))
 }
 
-/// Every cut of `bytes` decodes the same three ways.
+/// Every cut of `bytes` decodes the same ways, under the default limits
+/// and under a depth cap of 0 (the `Vec` itself is one level too many).
 fn agree<E: DeserializeOwned + Debug>(bytes: &[u8]) {
+    let slice = |input: &[u8], limits: &Limits| {
+        outcome(Vec::<E>::deserialize(&mut Deserializer::from_slice(
+            input, limits,
+        )))
+    };
+    // A field of a struct or tuple (src/de/fields.rs: serde's visitor
+    // known from the field's type, not asked of it).
+    let field = |input: &[u8], limits: &Limits| {
+        outcome(<(Vec<E>,)>::deserialize(&mut Deserializer::from_slice(input, limits)).map(|t| t.0))
+    };
     for cut in 0..=bytes.len() {
         let input = &bytes[..cut];
+        let what = format!("{} from {input:02x?}", std::any::type_name::<E>());
         let limits = Limits::DEFAULT;
-        let bulk = outcome(Vec::<E>::deserialize(&mut Deserializer::from_slice(
-            input, &limits,
-        )));
+        let bulk = slice(input, &limits);
         let stream = outcome(Vec::<E>::deserialize(&mut Deserializer::from_reader(
             input, &limits,
         )));
@@ -36,42 +46,26 @@ fn agree<E: DeserializeOwned + Debug>(bytes: &[u8]) {
             Vec::<One<E>>::deserialize(&mut Deserializer::from_slice(input, &limits))
                 .map(|v| v.into_iter().map(|e| e.0).collect::<Vec<E>>()),
         );
-        // A field of a struct or tuple (src/de/fields.rs: serde's visitor
-        // known from the field's type, not asked of it).
-        let field = outcome(
-            <(Vec<E>,)>::deserialize(&mut Deserializer::from_slice(input, &limits)).map(|t| t.0),
-        );
         let field_stream = outcome(
             <(Vec<E>,)>::deserialize(&mut Deserializer::from_reader(input, &limits)).map(|t| t.0),
         );
-        assert_eq!(
-            field,
-            bulk,
-            "{} from {input:02x?}",
-            std::any::type_name::<E>()
-        );
-        assert_eq!(
-            field_stream,
-            stream,
-            "{} from {input:02x?}",
-            std::any::type_name::<E>()
-        );
+        assert_eq!(field(input, &limits), bulk, "{what}");
+        assert_eq!(field_stream, stream, "{what}");
         // A stream words its EOF differently: code and offset agree.
         let code_at = |r: &Result<String, (ErrorCode, Option<u64>, String)>| {
             r.clone().map_err(|(c, at, _)| (c, at))
         };
-        assert_eq!(
-            code_at(&bulk),
-            code_at(&stream),
-            "{} from {input:02x?}",
-            std::any::type_name::<E>()
-        );
-        assert_eq!(
-            bulk,
-            newtype,
-            "{} from {input:02x?}",
-            std::any::type_name::<E>()
-        );
+        assert_eq!(code_at(&bulk), code_at(&stream), "{what}");
+        assert_eq!(bulk, newtype, "{what}");
+        let flat = Limits::DEFAULT.with_max_depth(0);
+        assert_eq!(field(input, &flat), slice(input, &flat), "{what}, depth 0");
+        if cut >= 4 {
+            assert_eq!(
+                slice(input, &flat).map_err(|e| e.0),
+                Err(ErrorCode::Limit),
+                "{what}"
+            );
+        }
     }
 }
 
