@@ -3,7 +3,8 @@
 //! a seq of u8 (`Vec<u8>`, `&[u8]` written by serde's slice impl), also
 //! through a newtype or a one-element tuple; other keys (`Vec<u16>`,
 //! `Vec<i8>`, `(u8, u8)`, `Vec<Vec<u8>>`, `Option<Vec<u8>>`) sort by their
-//! whole encoding. And the `sorted` helper for sets.
+//! whole encoding, as do struct keys with a `Vec` field after another
+//! field. And the `sorted` helper for sets.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -383,4 +384,69 @@ fn an_empty_sequence_key_sorts_first_for_any_element_type() {
     let empty_last = [&[2u8, 0, 0, 0][..], &bytes[9..], &bytes[4..9]].concat();
     let e = kiln_serde::from_slice::<BTreeMap<Vec<u16>, u8>>(&empty_last).unwrap_err();
     assert_eq!(e.code(), ErrorCode::Type, "{e}");
+}
+
+/// A struct key with a `Vec` field: the field is read through the decoder's
+/// known-`Vec` path (`de/bytes.rs`), which inside a key goes to the key's
+/// seq as any seq does. A one-field struct has a one-element tuple's wire,
+/// so a `Vec<u8>` or a `String` there sorts by content (spec 2.1, as
+/// amended here: "or a one-field struct"); with a field before
+/// it, or of another element type, the key sorts by its whole encoding.
+#[test]
+fn struct_keys_with_vec_fields_sort_as_the_encoder_wrote_them() {
+    #[derive(Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Debug)]
+    struct One {
+        v: Vec<u8>,
+    }
+    #[derive(Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Debug)]
+    struct Named {
+        s: String,
+    }
+    #[derive(Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Debug)]
+    struct Tagged {
+        tag: u8,
+        v: Vec<u8>,
+    }
+    #[derive(Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Debug)]
+    struct Wide {
+        v: Vec<u16>,
+    }
+    /// The two entries of `map` (keys `first` then `second` on the wire),
+    /// read back; swapped, TYPE at the second key.
+    fn check<K: Serialize + for<'de> Deserialize<'de> + Ord + std::fmt::Debug>(
+        first: K,
+        second: K,
+        what: &str,
+    ) {
+        let a = kiln_serde::to_vec(&(&first, 0u8)).unwrap();
+        let b = kiln_serde::to_vec(&(&second, 1u8)).unwrap();
+        let map = BTreeMap::from([(first, 0u8), (second, 1u8)]);
+        let bytes = kiln_serde::to_vec(&map).unwrap();
+        assert_eq!(bytes, [&le(2)[..], &a, &b].concat(), "{what}: wire order");
+        let back: BTreeMap<K, u8> = kiln_serde::from_slice(&bytes).unwrap();
+        assert_eq!(back, map, "{what}");
+        let r: kiln_serde::Result<BTreeMap<K, u8>> = kiln_serde::from_reader(&bytes[..]);
+        assert_eq!(r.unwrap(), map, "{what}: from a reader");
+        let swapped = [&le(2)[..], &b, &a].concat();
+        let at = 4 + b.len() as u64;
+        type_at(
+            kiln_serde::from_slice::<BTreeMap<K, u8>>(&swapped),
+            at,
+            what,
+        );
+        type_at(
+            kiln_serde::from_reader::<_, BTreeMap<K, u8>>(&swapped[..]),
+            at,
+            what,
+        );
+    }
+    // Content order: [0, 0] before [1] (count order would put [1] first).
+    check(One { v: vec![0, 0] }, One { v: vec![1] }, "One");
+    let named = |s: &str| Named { s: s.into() };
+    check(named("ab"), named("b"), "Named (a str, by content too)");
+    // Whole encoding: the tag first, then the count.
+    let t = |tag, v| Tagged { tag, v };
+    check(t(0, vec![1]), t(0, vec![0, 0]), "Tagged");
+    check(t(0, vec![9, 9]), t(1, vec![]), "Tagged by tag");
+    check(Wide { v: vec![0x0101] }, Wide { v: vec![0, 0] }, "Wide");
 }
