@@ -22,12 +22,18 @@ struct Seeds {
 }
 
 impl Seeds {
+    /// The target's seed directory, emptied of generated seeds; inputs a
+    /// fuzz run found (`regress-*.bin`, committed by hand) are kept.
     fn new(root: &Path, target: &str) -> Self {
         let dir = root.join(target);
-        if dir.exists() {
-            fs::remove_dir_all(&dir).expect("clear seed dir");
-        }
         fs::create_dir_all(&dir).expect("seed dir");
+        for entry in fs::read_dir(&dir).expect("seed dir") {
+            let path = entry.expect("seed entry").path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if !name.starts_with("regress-") {
+                fs::remove_file(&path).expect("clear seed");
+            }
+        }
         Seeds { dir, n: 0 }
     }
 
@@ -102,6 +108,47 @@ fn rich(depth: u32) -> Rich {
     }
 }
 
+/// Bulk `Vec`s (16 or more elements are written as one block, fewer one by
+/// one: both sizes), options of each kind, a map keyed by `Parts`.
+fn fields() -> Fields {
+    Fields {
+        words: (0..20).map(|i| i * 0x0101_0101).collect(),
+        halves: vec![-1, 2, -3],
+        floats: (0..16).map(|i| i as f32 - 0.5).collect(),
+        doubles: vec![f64::NAN, -0.0, 1e300],
+        flags: vec![true, false, true],
+        wide: vec![u128::MAX, 1],
+        name: Some("name".into()),
+        big: Some(i128::MIN),
+        flag: Some(false),
+        d: None,
+        n: Some(0xbeef),
+        by_parts: BTreeMap::from([
+            (
+                Parts {
+                    tag: 0,
+                    parts: vec![2],
+                },
+                0,
+            ),
+            (
+                Parts {
+                    tag: 0,
+                    parts: vec![1, 1],
+                },
+                1,
+            ),
+            (
+                Parts {
+                    tag: 1,
+                    parts: vec![],
+                },
+                2,
+            ),
+        ]),
+    }
+}
+
 fn samples() -> Vec<(&'static str, Vec<u8>)> {
     let borrowed = Borrowed {
         s: "zero-copy",
@@ -110,6 +157,7 @@ fn samples() -> Vec<(&'static str, Vec<u8>)> {
         list: vec!["p", "q"],
         opt: Some("o"),
         raw: BTreeMap::from([(serde_bytes::Bytes::new(&[1u8]), 1)]),
+        seq_keys: BTreeMap::from([(&[1u8][..], 0), (&[0u8, 0][..], 1)]),
         point: Point { x: 1, y: 2 },
     };
     let keys = Keys {
@@ -158,6 +206,7 @@ fn samples() -> Vec<(&'static str, Vec<u8>)> {
         ("Tree", enc(&rich(40).tree)),
         ("Keys", enc(&keys)),
         ("numbers", enc(&numbers)),
+        ("Fields", enc(&fields())),
     ]
 }
 
@@ -275,6 +324,7 @@ fn framed_samples() -> Vec<(String, u8, Vec<u8>)> {
             0i8, 1u8, 2i16, 3u16, 4i32, 5u32, 6i64, 7u64, 8i128, 9u128, 1.5f32, 2.5f64,
         )),
     );
+    put("Fields", framed(&fields()));
     out
 }
 
@@ -385,7 +435,8 @@ fn main() {
         rec.extend_from_slice(&kiln_serde::to_vec(&"tail").unwrap());
         tens.put(&format!("golden-{name}-record.bin"), &rec);
     }
-    for (name, bytes) in other_golden.get("framed").into_iter().flatten() {
+    let files = ["framed", "checkpoint"].map(|f| other_golden.get(f));
+    for (name, bytes) in files.into_iter().flatten().flatten() {
         let mut file = vec![2, 0];
         file.extend_from_slice(bytes);
         tens.put(&format!("golden-{name}-file.bin"), &file);

@@ -126,11 +126,14 @@ pub struct Borrowed<'a> {
     pub list: Vec<&'a str>,
     #[serde(borrow)]
     pub opt: Option<&'a str>,
-    /// Borrowed bytes keys. Not `&[u8]`: it serializes as a seq of u8 but
-    /// deserializes as bytes, and the two sort differently as map keys
-    /// (open, `tests/regressions.rs::frozen_borrowed_byte_keys_sort_the_same_both_ways`).
+    /// Borrowed bytes keys, bytes both ways.
     #[serde(borrow)]
     pub raw: BTreeMap<&'a serde_bytes::Bytes, u8>,
+    /// `&[u8]` keys: written as a seq of u8, read as bytes; both are
+    /// `list<u8>` and sort by content (spec 2.1,
+    /// `tests/regressions.rs::frozen_borrowed_byte_keys_sort_the_same_both_ways`).
+    #[serde(borrow)]
+    pub seq_keys: BTreeMap<&'a [u8], u8>,
     pub point: Point,
 }
 
@@ -143,6 +146,34 @@ pub struct Keys {
     pub tuple: BTreeMap<(String, u8), u8>,
     pub strs: BTreeMap<(String,), u8>,
     pub maps: BTreeMap<BTreeMap<String, u8>, u8>,
+}
+
+/// A map key with a `Vec` field after another field (sorts by its whole
+/// encoding; the field goes through the decoder's known-`Vec` path).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Parts {
+    pub tag: u8,
+    pub parts: Vec<u16>,
+}
+
+/// The field types the decoder reads itself (`src/de/fields.rs`,
+/// `src/de/bytes.rs`): `Vec`s of numbers and `bool` (one bounds check and
+/// one copy), `Option`s of numbers, `bool` and `String`, and a map keyed
+/// by a struct with a `Vec` field.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Fields {
+    pub words: Vec<u32>,
+    pub halves: Vec<i16>,
+    pub floats: Vec<f32>,
+    pub doubles: Vec<f64>,
+    pub flags: Vec<bool>,
+    pub wide: Vec<u128>,
+    pub name: Option<String>,
+    pub big: Option<i128>,
+    pub flag: Option<bool>,
+    pub d: Option<f64>,
+    pub n: Option<u16>,
+    pub by_parts: BTreeMap<Parts, u8>,
 }
 
 /// The type names, in selector order. `input[0] % TYPES.len()` picks one.
@@ -160,6 +191,7 @@ pub const TYPES: &[&str] = &[
     "Tree",
     "Keys",
     "numbers",
+    "Fields",
 ];
 
 /// The selector byte for a type name (as in the golden manifest).
@@ -200,7 +232,8 @@ macro_rules! dispatch_with {
             9 => $f::<$nine>($($arg),*),
             10 => $f::<Tree>($($arg),*),
             11 => $f::<Keys>($($arg),*),
-            _ => $f::<Numbers>($($arg),*),
+            12 => $f::<Numbers>($($arg),*),
+            _ => $f::<Fields>($($arg),*),
         }
     }};
 }
