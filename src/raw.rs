@@ -1,4 +1,4 @@
-//! All of the crate's `unsafe` code, ten pieces, each there for a measured
+//! All of the crate's `unsafe` code, eleven pieces, each there for a measured
 //! reason (the numbers are below, and the commits that added them carry the
 //! measurements), each block with a `// SAFETY:` comment and unit tests
 //! in `raw/tests.rs`.
@@ -38,11 +38,11 @@
 //!    34.39M / 40.72M -> 40.04M, borrowed `log` 3.60M -> 3.44M / 3.96M
 //!    -> 3.81M.
 //!
-//! 4. [`put_counted`]: a str/bytes value's count and content appended
+//! 4. `put_counted` (now [`VecCursor::put_counted`], piece 11): a str/bytes value's count and content appended
 //!    with one capacity check instead of two. callgrind, serialize under
 //!    the LTO bench profile: `log` 2.10M -> 1.69M instructions (bincode 1:
 //!    2.01M), `savedata` 2.43M -> 2.04M (bincode 1: 2.32M); reused buffer
-//!    `log` 2.07M -> 1.66M, `savedata` 2.29M -> 1.90M. [`append`], every
+//!    `log` 2.07M -> 1.66M, `savedata` 2.29M -> 1.90M. `append`, every
 //!    other value's bytes, and `put_counted` then test the room as
 //!    `len + n > capacity` (a compare) with an out-of-line `reserve`,
 //!    where `extend_from_slice` and `reserve` test `capacity - len < n`
@@ -50,7 +50,7 @@
 //!    buffer, LTO / no LTO: `mesh` 13.88M -> 12.25M / 13.88M -> 12.75M,
 //!    `updates` 10.23M -> 9.29M / 10.47M -> 9.57M, `log` 1.73M -> 1.59M
 //!    / 1.75M -> 1.67M; `savedata` 1.92M -> 2.15M / 2.08M -> 2.22M
-//!    (its `Item::serialize` stopped being inlined). [`push`] (one byte:
+//!    (its `Item::serialize` stopped being inlined). `push` (one byte:
 //!    tags, `bool`s, `u8`s) with the same out-of-line `reserve` in place of
 //!    `Vec::push`'s own grow call, no LTO: `updates` 9.57M -> 9.40M,
 //!    `savedata` 2.22M -> 2.18M, `log` 1.67M -> 1.64M (LTO: -0.04M at
@@ -123,6 +123,23 @@
 //!     2.63M -> 2.03M, `updates` 9.46M -> 7.26M / 9.18M -> 6.94M (bincode
 //!     1.3's own: 1.91M, 14.00M, 2.10M, 8.90M with LTO).
 //!
+//! 11. [`VecCursor`] (`raw/vec_cursor.rs`): a growing `Vec` written at a
+//!     position kept apart from it, with the `Vec` borrowed and handed
+//!     alone to the out-of-line growth, which hands back the new pointer
+//!     and capacity. Pieces 4's `append`, `push` and `put_counted` took
+//!     `&mut Vec<u8>`, and the `Vec` lived inside the serializer: its
+//!     address escaped to `reserve`, so LLVM kept the whole serializer in
+//!     memory (length, capacity and pointer loaded, the length stored,
+//!     on every write). callgrind, `kiln_serde::bincode::serialize_into`
+//!     into a reused `Vec` (piece 10's path), LTO / no LTO, at 1cfe059 ->
+//!     after: `mesh` 15.75M -> 9.88M / 15.75M -> 11.38M, `updates` 6.69M
+//!     -> 6.21M / 7.06M -> 6.28M, `log` 1.52M -> 1.42M / 1.57M -> 1.55M,
+//!     `savedata` 2.00M -> 2.01M / 2.03M -> 2.04M (bincode 1.3: 14.00M,
+//!     8.90M, 1.91M, 2.10M); `to_writer` of a 32-byte message into a
+//!     `BufWriter` (through the staging buffer) 140 -> 96 / 188 -> 127
+//!     instructions (bincode 1.3: 75 / 119). Unchanged: `to_vec`,
+//!     `to_extend` into spare capacity and `to_slice` (piece 6's cursor).
+//!
 //! Miri cannot run here (stable toolchain only); CI runs those tests
 //! under valgrind memcheck instead (`.ci/run`: no invalid read, write or
 //! free, no definite leak).
@@ -131,10 +148,12 @@ use std::marker::PhantomData;
 use std::mem::{ManuallyDrop, MaybeUninit};
 
 mod ascii;
+mod vec_cursor;
 
 #[cfg(test)]
 use ascii::is_ascii;
 pub(crate) use ascii::str_from_utf8;
+pub(crate) use vec_cursor::VecCursor;
 
 /// One 64-byte aligned storage unit of an aligned buffer.
 #[derive(Clone, Copy)]
@@ -520,86 +539,6 @@ pub(crate) fn fill_spare<F: FillSpare>(out: &mut Vec<u8>, f: F) -> Result<Option
     // allocation.
     unsafe { out.set_len(out.len() + n) };
     Ok(None)
-}
-
-/// Appends a 4-byte count and then `bytes` with one capacity check: the
-/// Frozen str/bytes (spec 2). Two `extend_from_slice` calls test the
-/// capacity twice and store and reload the length in between, because
-/// LLVM cannot carry "room for 4 + n" across the first append.
-#[inline]
-pub(crate) fn put_counted<const STREAM: bool>(out: &mut Vec<u8>, count: u32, bytes: &[u8]) {
-    let n = 4 + bytes.len();
-    let len = out.len();
-    // No overflow: `out` and `bytes` are two live allocations (`bytes` is
-    // borrowed apart from `out`), so their lengths together stay far below
-    // `usize::MAX - 4` in any address space.
-    if len + n > out.capacity() {
-        grow::<STREAM>(out, n);
-    }
-    // SAFETY: `capacity - len >= n` (tested, or made by `reserve(n)`,
-    // which keeps the length), so the 4 + `bytes.len()`
-    // bytes written from `len` on lie inside the allocation; `bytes` is a
-    // separate borrow, so it does not overlap `out`'s spare capacity; after
-    // both copies the first `len + n` bytes are initialized, which is what
-    // `set_len` needs.
-    unsafe {
-        let dst = out.as_mut_ptr().add(len);
-        std::ptr::copy_nonoverlapping(count.to_le_bytes().as_ptr(), dst, 4);
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst.add(4), bytes.len());
-        out.set_len(len + n);
-    }
-}
-
-/// Appends `bytes`: `extend_from_slice` with the room tested as
-/// `len + n > capacity` (a compare) rather than std's `capacity - len < n`
-/// (a copy, a subtraction and a compare), once per value written.
-#[inline]
-pub(crate) fn append<const STREAM: bool>(out: &mut Vec<u8>, bytes: &[u8]) {
-    let len = out.len();
-    // No overflow: two live allocations' lengths (see `put_counted`).
-    if len + bytes.len() > out.capacity() {
-        grow::<STREAM>(out, bytes.len());
-    }
-    // SAFETY: `capacity - len >= bytes.len()` (tested, or made by
-    // `reserve`, which keeps the length), so the bytes written from `len`
-    // on lie inside the allocation; `bytes` is a separate borrow, so it
-    // does not overlap `out`'s spare capacity; after the copy the first
-    // `len + bytes.len()` bytes are initialized, which is what `set_len`
-    // needs.
-    unsafe {
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr().add(len), bytes.len());
-        out.set_len(len + bytes.len());
-    }
-}
-
-/// Appends one byte: `Vec::push` with the out-of-line `grow`.
-#[inline]
-pub(crate) fn push<const STREAM: bool>(out: &mut Vec<u8>, b: u8) {
-    let len = out.len();
-    if len == out.capacity() {
-        grow::<STREAM>(out, 1);
-    }
-    // SAFETY: `capacity > len` (tested, or made by `reserve(1)`, which
-    // keeps the length), so the byte at `len` is inside the allocation and
-    // then initialized, which is what `set_len` needs.
-    unsafe {
-        out.as_mut_ptr().add(len).write(b);
-        out.set_len(len + 1);
-    }
-}
-
-/// `reserve(n)`, out of line: the append's rare path. A stream's buffer
-/// (`STREAM`) at least doubles, as `reserve` does anyway, in a body of its
-/// own: else LLVM merged a stream's and a `Vec`'s serializer into one
-/// function it did not inline (`tick32 serio` LTO: 166 -> 138 apart).
-#[cold]
-#[inline(never)]
-fn grow<const STREAM: bool>(out: &mut Vec<u8>, n: usize) {
-    if STREAM {
-        out.reserve(n.max(out.len()));
-    } else {
-        out.reserve(n);
-    }
 }
 
 /// Piece 8: the element count and the Kiln bytes of what serde hands

@@ -49,7 +49,7 @@ enum Sink<'w> {
 /// `O` is where the bytes go ([`out`]): for `to_vec` and friends the buffer
 /// is the result and never flushed (`O::STREAM` false), so the flush check
 /// per sequence element and per string compiles away.
-pub struct Serializer<'w, O: Out = StreamOut> {
+pub struct Serializer<'w, O: Out = StreamOut<'w>> {
     out: O,
     /// Bytes already handed to the sink.
     flushed: u64,
@@ -222,8 +222,16 @@ impl<'w, O: Out> Serializer<'w, O> {
     /// included, with one copy.
     fn fixed_seq(&mut self, n: usize, v: &[u8]) -> Result<()> {
         self.enter()?;
-        self.put_count(n, "sequence count")?;
-        self.write_raw_block(v)?;
+        if !O::STREAM {
+            // Count and bytes with one room test, as a str's.
+            let Ok(count) = u32::try_from(n) else {
+                return Err(self.count_too_big(n, "sequence count"));
+            };
+            self.out.put_counted(count, v);
+        } else {
+            self.put_count(n, "sequence count")?;
+            self.write_raw_block(v)?;
+        }
         self.depth -= 1;
         Ok(())
     }

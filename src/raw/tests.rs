@@ -1,8 +1,8 @@
 //! Unit tests of the unsafe pieces (`.ci/run` runs them under valgrind).
 
 use super::{
-    append, byte_vec_as, fill_spare, fixed_seq, push, put_counted, str_from_utf8, vec_as, Block64,
-    Cursor, FillSpare, ThinBox, WriteCursor, WIDE_MIN,
+    byte_vec_as, fill_spare, fixed_seq, str_from_utf8, vec_as, Block64, Cursor, FillSpare, ThinBox,
+    VecCursor, WriteCursor, WIDE_MIN,
 };
 
 /// `op` and `model` leave the same buffer for every length around the
@@ -24,35 +24,144 @@ fn agree_at_growth_points(op: impl Fn(&mut Vec<u8>, &[u8]), model: impl Fn(&mut 
     }
 }
 
+/// One write through a fresh cursor over `v`, then its length set.
+fn with_cursor<const STREAM: bool>(
+    v: &mut Vec<u8>,
+    write: impl FnOnce(&mut VecCursor<'_, STREAM>),
+) {
+    let mut c = VecCursor::<STREAM>::new(v);
+    write(&mut c);
+    c.finish();
+}
+
 #[test]
-fn put_counted_is_two_appends() {
+fn vec_cursor_put_counted_is_two_appends() {
     let count = |b: &[u8]| b.len() as u32 ^ 0xa5a5_0000;
     let two_appends = |v: &mut Vec<u8>, b: &[u8]| {
         v.extend_from_slice(&count(b).to_le_bytes());
         v.extend_from_slice(b);
     };
-    agree_at_growth_points(|v, b| put_counted::<false>(v, count(b), b), two_appends);
-    agree_at_growth_points(|v, b| put_counted::<true>(v, count(b), b), two_appends);
+    let counted = |v: &mut Vec<u8>, b: &[u8]| {
+        with_cursor::<false>(v, |c| c.put_counted(count(b), b));
+    };
+    agree_at_growth_points(counted, two_appends);
+    let counted = |v: &mut Vec<u8>, b: &[u8]| {
+        with_cursor::<true>(v, |c| c.put_counted(count(b), b));
+    };
+    agree_at_growth_points(counted, two_appends);
     // Appending a buffer's own earlier bytes (a copy, so no overlap).
     let mut v = b"abc".to_vec();
     let head = v.clone();
-    put_counted::<true>(&mut v, 3, &head);
+    with_cursor::<true>(&mut v, |c| c.put_counted(3, &head));
     assert_eq!(v, b"abc\x03\0\0\0abc");
 }
 
 #[test]
-fn append_is_extend_from_slice() {
-    agree_at_growth_points(append::<false>, |v, b| v.extend_from_slice(b));
-    agree_at_growth_points(append::<true>, |v, b| v.extend_from_slice(b));
-    // A series of small appends that grows the buffer many times.
+fn vec_cursor_put_is_extend_from_slice() {
+    let put = |v: &mut Vec<u8>, b: &[u8]| with_cursor::<false>(v, |c| c.put(b));
+    agree_at_growth_points(put, |v, b| v.extend_from_slice(b));
+    let put = |v: &mut Vec<u8>, b: &[u8]| with_cursor::<true>(v, |c| c.put(b));
+    agree_at_growth_points(put, |v, b| v.extend_from_slice(b));
+    // A series of small writes through one cursor that grows the buffer
+    // many times; the cursor's view and the `Vec` agree at every step.
     let data: Vec<u8> = (0..40u8).collect();
     let (mut got, mut want) = (Vec::new(), Vec::new());
+    let mut c = VecCursor::<false>::new(&mut got);
     for i in 0..1000 {
         let piece = &data[i % 7..i % 7 + i % 17];
-        append::<false>(&mut got, piece);
+        c.put(piece);
         want.extend_from_slice(piece);
+        assert_eq!(c.written(), &want[..]);
+        assert_eq!(c.len(), want.len());
     }
+    c.finish();
     assert_eq!(got, want);
+}
+
+#[test]
+fn vec_cursor_push_is_vec_push() {
+    for cap in [0usize, 1, 2, 7, 8, 64] {
+        for pre in 0..=cap {
+            let mut got: Vec<u8> = Vec::with_capacity(cap);
+            got.extend((0..pre).map(|i| i as u8));
+            let mut want = got.clone();
+            for b in 0..130u8 {
+                with_cursor::<true>(&mut got, |c| c.push(b ^ 0x5a));
+                want.push(b ^ 0x5a);
+                assert_eq!(got, want, "cap {cap} pre {pre} b {b}");
+                assert!(got.capacity() >= got.len());
+            }
+        }
+    }
+}
+
+/// Writes of every kind mixed with cuts and patches, growing from every
+/// start; `finish` at any point gives exactly the bytes written, and a
+/// cursor dropped without it leaves a valid `Vec` (its length where the
+/// last growth or `finish` put it: valgrind checks that nothing past it
+/// is read or leaked).
+#[test]
+fn vec_cursor_cuts_patches_and_finishes() {
+    for cap in [0usize, 1, 5, 16] {
+        for pre in 0..=cap.min(3) {
+            let mut got: Vec<u8> = Vec::with_capacity(cap);
+            got.extend((0..pre).map(|i| i as u8 + 100));
+            let mut want = got.clone();
+            let mut c = VecCursor::<true>::new(&mut got);
+            for step in 0..40u8 {
+                match step % 5 {
+                    0 => {
+                        c.put(&[step; 3]);
+                        want.extend_from_slice(&[step; 3]);
+                    }
+                    1 => {
+                        c.push(step);
+                        want.push(step);
+                    }
+                    2 => {
+                        c.put_counted(u32::from(step), &[step, !step]);
+                        want.extend_from_slice(&u32::from(step).to_le_bytes());
+                        want.extend_from_slice(&[step, !step]);
+                    }
+                    3 => {
+                        // A cut past the end changes nothing; a cut back
+                        // drops the tail.
+                        c.truncate(want.len() + 3);
+                        assert_eq!(c.len(), want.len());
+                        let n = want.len() - 2;
+                        c.truncate(n);
+                        want.truncate(n);
+                    }
+                    _ => {
+                        if let Some(b) = c.written_mut().last_mut() {
+                            *b ^= 0xff;
+                        }
+                        if let Some(b) = want.last_mut() {
+                            *b ^= 0xff;
+                        }
+                    }
+                }
+                assert_eq!(c.written(), &want[..], "cap {cap} pre {pre} step {step}");
+                assert_eq!(c.len(), want.len());
+            }
+            c.finish();
+            assert_eq!(got, want, "cap {cap} pre {pre}");
+            // Dropped without `finish` after growing: still a valid `Vec`.
+            let mut v = vec![1u8];
+            {
+                let mut c = VecCursor::<false>::new(&mut v);
+                for _ in 0..50 {
+                    c.put(&[7; 9]);
+                }
+            }
+            assert!(
+                v.len() <= 1 + 9 * 50 && v.first() == Some(&1),
+                "{}",
+                v.len()
+            );
+            assert!(v[1..].iter().all(|&b| b == 7));
+        }
+    }
 }
 
 #[test]
@@ -127,23 +236,6 @@ fn byte_vec_as_moves_only_into_byte_and_bool_vectors() {
     assert_eq!(byte_vec_as::<Vec<i8>>(v.clone()), Err(v.clone()));
     assert_eq!(byte_vec_as::<String>(v.clone()), Err(v.clone()));
     assert_eq!(byte_vec_as::<Box<[u8]>>(v.clone()), Err(v));
-}
-
-#[test]
-fn push_is_vec_push() {
-    for cap in [0usize, 1, 2, 7, 8, 64] {
-        for pre in 0..=cap {
-            let mut got: Vec<u8> = Vec::with_capacity(cap);
-            got.extend((0..pre).map(|i| i as u8));
-            let mut want = got.clone();
-            for b in 0..130u8 {
-                push::<true>(&mut got, b ^ 0x5a);
-                want.push(b ^ 0x5a);
-                assert_eq!(got, want, "cap {cap} pre {pre} b {b}");
-                assert!(got.capacity() >= got.len());
-            }
-        }
-    }
 }
 
 #[test]

@@ -192,8 +192,10 @@ fn second_pass_differs(n: usize) -> Error {
     )
 }
 
-/// [`extend_with`] into a growing `Vec`. The header is written after the
-/// buffer has moved into the serializer (see [`fill_new`]).
+/// [`extend_with`] into a growing `Vec`, written through a cursor that
+/// keeps the position, pointer and capacity apart from the `Vec` (`raw`
+/// piece 11); its length is set once at the end. On error the `Vec` is
+/// cut back to what it held.
 #[inline(never)]
 fn extend_grow<const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
@@ -202,11 +204,12 @@ fn extend_grow<const N: usize, T: ?Sized + Serialize>(
     limits: &Limits,
 ) -> Result<()> {
     let start = out.len();
-    let mut ser = Serializer::with_sink(VecOut(std::mem::take(out)), Sink::None, limits);
+    let mut ser = Serializer::with_sink(VecOut::new(out), Sink::None, limits);
     ser.out.put_head(head);
     ser.prefix = (start + N) as u64;
     let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
-    *out = ser.out.0;
+    ser.out.finish();
+    drop(ser);
     if r.is_err() {
         out.truncate(start);
     }
@@ -334,10 +337,10 @@ fn staged<W: io::Write, T: ?Sized + Serialize>(
     if staging.capacity() == 0 {
         staging.reserve(256);
     }
-    let mut ser = Serializer::with_sink(StreamOut(staging), Sink::Writer(writer), limits);
+    let mut ser = Serializer::with_sink(StreamOut::new(&mut staging), Sink::Writer(writer), limits);
     let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
     let flushed = ser.flushed;
-    let mut staging = std::mem::take(&mut ser.out.0);
+    ser.out.finish();
     drop(ser);
     // The last (for a small value, the only) write, through `W` itself
     // rather than the serializer's `dyn Write`: a `BufWriter`'s copy into
@@ -376,7 +379,8 @@ pub(crate) fn serialized_size<T: ?Sized + Serialize>(value: &T, limits: &Limits)
             return Ok(n);
         }
     }
-    let mut ser = Serializer::with_sink(StreamOut(Vec::new()), Sink::Count, limits);
+    let mut buf = Vec::new();
+    let mut ser = Serializer::with_sink(StreamOut::new(&mut buf), Sink::Count, limits);
     value.serialize(&mut ser)?;
     ser.finish()
 }

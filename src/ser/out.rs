@@ -10,7 +10,7 @@
 //! sorting and count patches are skipped; the value's own errors (a count
 //! above the wire maximum, nesting too deep) still come first.
 
-use crate::raw::WriteCursor;
+use crate::raw::{VecCursor, WriteCursor};
 
 /// The serializer's output buffer.
 pub trait Out {
@@ -47,16 +47,31 @@ pub trait Out {
     fn written_mut(&mut self) -> Option<&mut [u8]>;
 }
 
-/// A `Vec` that is the result (`to_vec`, `to_extend`).
-pub struct VecOut(pub Vec<u8>);
+/// A `Vec` that is the result (`to_writer` into a `&mut Vec<u8>`,
+/// `to_extend` without spare capacity).
+pub struct VecOut<'a>(VecCursor<'a, false>);
 
 /// A `Vec` drained into a writer or a counter (`to_writer`,
 /// `serialized_size`).
-pub struct StreamOut(pub Vec<u8>);
+pub struct StreamOut<'a>(VecCursor<'a, true>);
 
 macro_rules! vec_out {
     ($t:ident, $stream:literal) => {
-        impl Out for $t {
+        impl<'a> $t<'a> {
+            /// Writes after `v`'s bytes.
+            #[inline]
+            pub(crate) fn new(v: &'a mut Vec<u8>) -> Self {
+                $t(VecCursor::new(v))
+            }
+
+            /// Brings the `Vec`'s length up to date (every byte written).
+            #[inline]
+            pub(crate) fn finish(&mut self) {
+                self.0.finish();
+            }
+        }
+
+        impl Out for $t<'_> {
             const STREAM: bool = $stream;
 
             #[inline]
@@ -66,17 +81,17 @@ macro_rules! vec_out {
 
             #[inline]
             fn put(&mut self, b: &[u8]) {
-                crate::raw::append::<$stream>(&mut self.0, b);
+                self.0.put(b);
             }
 
             #[inline]
             fn push(&mut self, b: u8) {
-                crate::raw::push::<$stream>(&mut self.0, b);
+                self.0.push(b);
             }
 
             #[inline]
             fn put_counted(&mut self, count: u32, b: &[u8]) {
-                crate::raw::put_counted::<$stream>(&mut self.0, count, b);
+                self.0.put_counted(count, b);
             }
 
             #[inline]
@@ -86,12 +101,12 @@ macro_rules! vec_out {
 
             #[inline]
             fn written(&self) -> Option<&[u8]> {
-                Some(&self.0)
+                Some(self.0.written())
             }
 
             #[inline]
             fn written_mut(&mut self) -> Option<&mut [u8]> {
-                Some(&mut self.0)
+                Some(self.0.written_mut())
             }
         }
     };

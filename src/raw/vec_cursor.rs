@@ -1,0 +1,168 @@
+//! Piece 11: [`VecCursor`], a growing `Vec` written through a position
+//! kept apart from the `Vec` (`to_writer` into a `&mut Vec<u8>`, so
+//! bincode's `serialize_into`; `to_extend` into a buffer without spare
+//! capacity; `to_writer`'s staging buffer).
+//!
+//! Appending through `&mut Vec<u8>` (piece 4's `append` and its siblings,
+//! which this replaces) hands the `Vec` to the out-of-line
+//! `reserve` on the rare path, so LLVM keeps its length in memory: every
+//! write loaded the length, the capacity and the pointer and stored the
+//! length back. Here the position, the capacity and the pointer are three
+//! values of their own, and the rare path gets the `Vec` alone and hands
+//! back the new pointer and capacity, so they stay in registers through a
+//! run of writes, as in [`WriteCursor`](super::WriteCursor) over spare
+//! capacity. The `Vec`'s length is brought up to date when it grows and
+//! when the writing is done ([`VecCursor::finish`]).
+
+use std::ptr;
+
+/// A `Vec<u8>` written at `pos`; `STREAM` for a buffer drained as it fills
+/// (it at least doubles when it grows, as `reserve` does anyway, in a body
+/// of its own: one shared grow function merged a stream's and a `Vec`'s
+/// serializer into one that LLVM did not inline).
+pub(crate) struct VecCursor<'a, const STREAM: bool> {
+    /// The buffer, borrowed: a `Vec` inside the serializer, handed to the
+    /// rare path by address, kept the whole serializer in memory (LLVM
+    /// promotes no part of a value whose address escapes). Its length is
+    /// stale while writing (where the last growth or
+    /// [`finish`](Self::finish) left it; its first `len` bytes stay
+    /// initialized, as a `Vec` requires).
+    vec: &'a mut Vec<u8>,
+    /// `vec.as_mut_ptr()`, read again whenever `vec` grows.
+    ptr: *mut u8,
+    /// `vec.capacity()`, read again whenever `vec` grows.
+    cap: usize,
+    /// Bytes written. Invariant: `pos <= cap`, and the first `pos` bytes
+    /// at `ptr` are initialized.
+    pos: usize,
+}
+
+impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
+    /// Writes after `vec`'s bytes.
+    #[inline]
+    pub(crate) fn new(vec: &'a mut Vec<u8>) -> Self {
+        // `as_mut_ptr` makes no reference to the elements, so the pointer
+        // stays valid while only the `Vec` itself is touched (`set_len`),
+        // until the buffer moves (a growth, which reads it again).
+        let (ptr, cap, pos) = (vec.as_mut_ptr(), vec.capacity(), vec.len());
+        VecCursor { vec, ptr, cap, pos }
+    }
+
+    /// Bytes written (including those the `Vec` held before).
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.pos
+    }
+
+    /// Brings the `Vec`'s length up to date: every byte written.
+    #[inline]
+    pub(crate) fn finish(&mut self) {
+        // SAFETY: `pos <= cap` and the first `pos` bytes are initialized
+        // (the field's invariant).
+        unsafe { self.vec.set_len(self.pos) };
+    }
+
+    /// The bytes written.
+    #[inline]
+    pub(crate) fn written(&self) -> &[u8] {
+        // SAFETY: the first `pos` bytes at `ptr` are initialized and inside
+        // `vec`'s allocation (`pos <= cap`); `ptr` is non-null and aligned
+        // (a `Vec`'s pointer, dangling only when `cap`, so `pos`, is 0);
+        // the borrow of `self` keeps them unchanged.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.pos) }
+    }
+
+    /// As [`written`](Self::written), to patch in place.
+    #[inline]
+    pub(crate) fn written_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `written`; the unique borrow of `self` makes this
+        // the only access to them while it lives.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.pos) }
+    }
+
+    /// Moves the position back to `n` (no effect when `n >= pos`).
+    #[inline]
+    pub(crate) fn truncate(&mut self, n: usize) {
+        self.pos = self.pos.min(n);
+    }
+
+    /// Makes room for `n` more bytes after `pos` (`pos + n > cap`).
+    #[cold]
+    #[inline]
+    fn grow(&mut self, n: usize) {
+        let (ptr, cap) = grow::<STREAM>(self.vec, self.pos, n);
+        self.ptr = ptr;
+        self.cap = cap;
+    }
+
+    /// Appends `b`.
+    #[inline]
+    pub(crate) fn put(&mut self, b: &[u8]) {
+        // No overflow: `pos <= cap` is an allocation's size and `b` a
+        // separate live borrow, so together they stay far below
+        // `usize::MAX` in any address space.
+        let end = self.pos + b.len();
+        if end > self.cap {
+            self.grow(b.len());
+        }
+        // SAFETY: `cap - pos >= b.len()` (tested, or made by `grow`, which
+        // keeps the first `pos` bytes and reads the new pointer and
+        // capacity), so the destination is inside the allocation; `b` is a
+        // shared borrow apart from the cursor (held uniquely here), so they
+        // do not overlap; afterwards the first `end` bytes are initialized.
+        unsafe { ptr::copy_nonoverlapping(b.as_ptr(), self.ptr.add(self.pos), b.len()) };
+        self.pos = end;
+    }
+
+    /// Appends one byte.
+    #[inline]
+    pub(crate) fn push(&mut self, b: u8) {
+        if self.pos == self.cap {
+            self.grow(1);
+        }
+        // SAFETY: `cap > pos` (tested, or made by `grow`), so the byte at
+        // `pos` is inside the allocation, and then initialized.
+        unsafe { self.ptr.add(self.pos).write(b) };
+        self.pos += 1;
+    }
+
+    /// Appends a 4-byte count and then `b`, with one room test: the Frozen
+    /// str/bytes (spec 2).
+    #[inline]
+    pub(crate) fn put_counted(&mut self, count: u32, b: &[u8]) {
+        // No overflow: as in `put`.
+        let n = 4 + b.len();
+        let end = self.pos + n;
+        if end > self.cap {
+            self.grow(n);
+        }
+        // SAFETY: `cap - pos >= 4 + b.len()` (tested, or made by `grow`),
+        // so both destinations are inside the allocation; `b` does not
+        // overlap it (as in `put`); afterwards the first `end` bytes are
+        // initialized.
+        unsafe {
+            let dst = self.ptr.add(self.pos);
+            dst.cast::<[u8; 4]>().write_unaligned(count.to_le_bytes());
+            ptr::copy_nonoverlapping(b.as_ptr(), dst.add(4), b.len());
+        }
+        self.pos = end;
+    }
+}
+
+/// The rare path: takes the bytes written into `vec`'s length, reserves
+/// room for `n` more and hands back the new pointer and capacity. Out of
+/// line and given the `Vec` alone, so the cursor's position, pointer and
+/// capacity need not live in memory.
+#[cold]
+#[inline(never)]
+fn grow<const STREAM: bool>(vec: &mut Vec<u8>, pos: usize, n: usize) -> (*mut u8, usize) {
+    // SAFETY: the caller's `pos <= capacity`, and its first `pos` bytes
+    // are initialized (the cursor's invariant).
+    unsafe { vec.set_len(pos) };
+    if STREAM {
+        vec.reserve(n.max(pos));
+    } else {
+        vec.reserve(n);
+    }
+    (vec.as_mut_ptr(), vec.capacity())
+}
