@@ -11,6 +11,9 @@
 //!   dataset: log | mesh | savedata | updates
 //!   op:      ser (to_vec) | serw (reused buffer) | serf (fixed slice)
 //!            | de (owned) | deb (borrowed, log only)
+//!            | der (owned, from an io::Read: kiln from_reader, kiln_bincode and
+//!              bincode1 deserialize_from, bincode2 decode_from_std_read,
+//!              rmp_serde from_read)
 //!   format:  kiln | bincode1 | bincode2 | bincode2_legacy | postcard | serde_zap
 //!            | rmp_serde | bitcode (serde API) | wincode (its derive)
 //!            | memcpy (a copy of kiln's bytes: ser, serw, serf, de)
@@ -150,6 +153,22 @@ fn decode<T: Data>(format: &str, bytes: &[u8]) -> T {
     }
 }
 
+/// Decode from an `io::Read` (a `&[u8]` as the reader, so the count is
+/// the decoder's reads, not a file's).
+fn decode_reader<T: Data>(format: &str, bytes: &[u8]) -> T {
+    match format {
+        "kiln" => apart(|| kiln_serde::from_reader(&mut &bytes[..]).unwrap()),
+        "bincode1" => apart(|| bincode1::deserialize_from(&mut &bytes[..]).unwrap()),
+        "kiln_bincode" => apart(|| kiln_serde::bincode::deserialize_from(&mut &bytes[..]).unwrap()),
+        "bincode2" => apart(|| {
+            bincode2::serde::decode_from_std_read(&mut &bytes[..], bincode2::config::standard())
+                .unwrap()
+        }),
+        "rmp_serde" => apart(|| rmp_serde::from_read(&mut &bytes[..]).unwrap()),
+        _ => panic!("{format} has no reader decode here"),
+    }
+}
+
 fn decode_borrowed<'a>(format: &str, bytes: &'a [u8]) -> log::LogsRef<'a> {
     match format {
         "kiln" => apart(|| kiln_serde::from_slice(bytes).unwrap()),
@@ -199,6 +218,7 @@ fn work<T: Data>(op: &str, format: &str, value: &T, iters: usize) {
             "de" if format == "memcpy" => drop(black_box(black_box(&plain[..]).to_vec())),
             "de" => drop(black_box(decode::<T>(format, black_box(&bytes)))),
             "deb" => drop(black_box(decode_borrowed(format, black_box(&bytes)))),
+            "der" => drop(black_box(decode_reader::<T>(format, black_box(&bytes)))),
             _ => panic!("unknown op {op}"),
         }
     }

@@ -409,3 +409,62 @@ fn to_writer_works_while_the_thread_is_torn_down() {
     let bytes = rx.recv().expect("the destructor ran and wrote");
     assert_eq!(bytes, kiln_serde::to_vec(&(7u32, "late")).unwrap());
 }
+
+/// A total size limit falling anywhere in a stream, including inside a
+/// fixed-width read and inside a map key (where the reader records the
+/// key's bytes): `from_reader` gives what `from_slice` gives, value or
+/// LIMIT at the same offset. The reader's fast path counts only reads that
+/// end within the limit with no key open; the rest take the checked path.
+#[test]
+fn a_stream_limit_anywhere_matches_the_slice() {
+    type V = (u8, u64, BTreeMap<u32, i16>, u16, f64);
+    let v: V = (
+        7,
+        u64::MAX - 3,
+        BTreeMap::from([(1, -1), (300, 2), (70_000, -3)]),
+        0xbeef,
+        -0.5,
+    );
+    let bytes = kiln_serde::to_vec(&v).unwrap();
+    for limit in 0..=bytes.len() as u64 + 1 {
+        let opts = kiln_serde::Options::new().with_limit(limit);
+        let slice = opts.from_slice::<V>(&bytes);
+        let stream = opts.from_reader::<_, V>(&bytes[..]);
+        let chunked = opts.from_reader::<_, V>(Chunks(&bytes[..], 3));
+        for r in [&stream, &chunked] {
+            match (&slice, r) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "limit {limit}"),
+                (Err(a), Err(b)) => assert_eq!(
+                    (a.code(), a.offset()),
+                    (b.code(), b.offset()),
+                    "limit {limit}: {a} / {b}"
+                ),
+                _ => panic!("limit {limit}: {slice:?} / {r:?}"),
+            }
+        }
+        assert_eq!(slice.is_ok(), limit >= bytes.len() as u64, "limit {limit}");
+        if let Err(e) = &slice {
+            assert_eq!(e.code(), ErrorCode::Limit, "limit {limit}: {e}");
+        }
+    }
+    // Keys out of order are still seen from a stream (the keys' bytes
+    // are recorded, not skipped by the fast path).
+    let m = BTreeMap::from([(1u32, 0u8), (2, 0)]);
+    let bytes = kiln_serde::to_vec(&m).unwrap();
+    let (a, b) = bytes[4..].split_at(5);
+    let swapped = [&bytes[..4], b, a].concat();
+    let e = kiln_serde::from_reader::<_, BTreeMap<u32, u8>>(&swapped[..]).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(9)), "{e}");
+}
+
+/// A reader that hands out at most `.1` bytes per call.
+struct Chunks<'a>(&'a [u8], usize);
+
+impl Read for Chunks<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = buf.len().min(self.1).min(self.0.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
