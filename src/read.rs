@@ -474,13 +474,15 @@ impl Tally {
     /// recorded, so that [`Self::skip`] may count them.
     #[inline]
     pub(crate) fn plain(&self, n: usize) -> bool {
-        matches!(self.pos.checked_add(n as u64), Some(end) if end <= self.plain_end)
+        // No wrap: `pos` counts bytes read (2^64 of them is centuries of
+        // reading), and `n` is a value's width.
+        self.pos.wrapping_add(n as u64) <= self.plain_end
     }
 
     /// `n` bytes were read where [`Self::plain`] said they were plain.
     #[inline]
     pub(crate) fn skip(&mut self, n: usize) {
-        self.pos += n as u64;
+        self.pos = self.pos.wrapping_add(n as u64);
     }
 
     /// `bytes` were read: move past them, recording them inside a map key.
