@@ -21,12 +21,13 @@ use std::ptr;
 /// of its own: one shared grow function merged a stream's and a `Vec`'s
 /// serializer into one that LLVM did not inline).
 pub(crate) struct VecCursor<'a, const STREAM: bool> {
-    /// The buffer, borrowed: a `Vec` inside the serializer, handed to the
-    /// rare path by address, kept the whole serializer in memory (LLVM
-    /// promotes no part of a value whose address escapes). Its length is
-    /// stale while writing (where the last growth or
-    /// [`finish`](Self::finish) left it; its first `len` bytes stay
-    /// initialized, as a `Vec` requires).
+    /// The buffer, borrowed rather than owned: a `Vec` owned inside the
+    /// serializer and handed to the rare path by address kept the whole
+    /// serializer in memory (LLVM promotes no part of a value whose
+    /// address escapes). Its length is stale while writing (where the last
+    /// growth or [`finish`](Self::finish) left it; its first `len` bytes
+    /// stay initialized, as a `Vec` requires), and it is borrowed uniquely
+    /// here, so no slice handed to a write can point into it.
     vec: &'a mut Vec<u8>,
     /// `vec.as_mut_ptr()`, read again whenever `vec` grows.
     ptr: *mut u8,
