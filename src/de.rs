@@ -27,8 +27,10 @@ pub use crate::read::{IoRead, SliceRead};
 mod bytes;
 mod fields;
 mod key;
+mod map;
 
 use fields::visit_fields;
+use map::MapAccess;
 
 /// Size hint for a stream, where the bytes that remain are unknown.
 const STREAM_HINT_CAP: usize = 4096;
@@ -684,62 +686,6 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for SeqAccess<'_, R> {
         }
         self.left -= 1;
         seed.deserialize(&mut *self.de).map(Some)
-    }
-
-    #[inline]
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.hint.min(self.left))
-    }
-}
-
-struct MapAccess<'a, R> {
-    de: &'a mut Deserializer<R>,
-    left: usize,
-    hint: usize,
-    /// Capture range of the previous key's sort bytes.
-    prev: Option<(usize, usize)>,
-}
-
-impl<'de, R: Read<'de>> de::MapAccess<'de> for MapAccess<'_, R> {
-    type Error = Error;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.left -= 1;
-        let de = &mut *self.de;
-        let at = de.read.offset();
-        de.read.begin_key();
-        let start = de.read.mark();
-        de.last_str = (usize::MAX, usize::MAX);
-        de.in_key += 1;
-        let r = seed.deserialize(&mut *de);
-        let end = de.read.mark();
-        de.read.end_key();
-        de.in_key -= 1;
-        let key = r?;
-        let cur = if de.last_str == (start + 4, end) {
-            (start + 4, end)
-        } else {
-            (start, end)
-        };
-        if let Some(prev) = self.prev {
-            if de.read.captured(prev.0, prev.1) >= de.read.captured(cur.0, cur.1) {
-                return Err(Error::at(
-                    ErrorCode::Type,
-                    at,
-                    "map keys are not in strictly increasing canonical order",
-                ));
-            }
-        }
-        self.prev = Some(cur);
-        Ok(Some(key))
-    }
-
-    #[inline]
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        seed.deserialize(&mut *self.de)
     }
 
     #[inline]

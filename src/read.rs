@@ -3,6 +3,8 @@
 //! One sealed trait, two readers. Bytes come back either borrowed from the
 //! input for `'de` ([`Reference::Borrowed`]) or copied into the caller's
 //! scratch space ([`Reference::Copied`]), so one deserializer serves both.
+//! A stream's map keys are read through a third, [`KeyRead`], which also
+//! records their bytes (a stream cannot look back to compare two keys).
 //!
 //! Allocation safety lives here: a slice refuses a length larger than the
 //! bytes that remain before anything is allocated; a stream grows its
@@ -37,8 +39,23 @@ impl Reference<'_, '_> {
 
 /// The [`Read`] methods a stream reader hands to its [`Tally`] (the map-key
 /// record): one definition for [`IoRead`] and the bincode module's reader.
+/// Its map keys are read through a [`KeyRead`], which records them.
 macro_rules! tally_key_capture {
     () => {
+        type Key<'k>
+            = $crate::read::KeyRead<'k, Self>
+        where
+            Self: 'k;
+        const KEYS_APART: bool = true;
+
+        fn key_reader(&mut self) -> Self::Key<'_> {
+            $crate::read::KeyRead::new(self)
+        }
+
+        fn record(&mut self, bytes: &[u8]) {
+            self.tally.record(bytes);
+        }
+
         #[inline]
         fn mark(&self) -> usize {
             self.tally.mark()
@@ -46,14 +63,6 @@ macro_rules! tally_key_capture {
 
         fn captured(&self, from: usize, to: usize) -> &[u8] {
             self.tally.captured(from, to)
-        }
-
-        fn begin_key(&mut self) {
-            self.tally.begin_key();
-        }
-
-        fn end_key(&mut self) {
-            self.tally.end_key();
         }
 
         fn map_open(&mut self) {
@@ -107,17 +116,31 @@ pub trait Read<'de>: private::Sealed {
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>>;
 
+    /// The reader a map key is read with when [`Self::KEYS_APART`]: a
+    /// stream cannot look back to compare a key with the one before it, so
+    /// its keys are read through a [`KeyRead`], which records their bytes.
+    /// Only the keys pay for the record: a stream's own reads test nothing
+    /// for it.
+    type Key<'k>: Read<'de>
+    where
+        Self: 'k;
+
+    /// Whether map keys are read through [`Self::Key`] (streams); a slice,
+    /// and a key's own reader, read them as any other value.
+    const KEYS_APART: bool;
+
+    /// The reader for one map key.
+    fn key_reader(&mut self) -> Self::Key<'_>;
+
+    /// Appends bytes just read to the map-key record (a slice's keys are
+    /// in the input already: nothing to do).
+    fn record(&mut self, bytes: &[u8]);
+
     /// Position in capture space (for map-key comparison).
     fn mark(&self) -> usize;
 
     /// Bytes captured between two marks.
     fn captured(&self, from: usize, to: usize) -> &[u8];
-
-    /// A map key starts: record what is read until `end_key`.
-    fn begin_key(&mut self);
-
-    /// The map key ends.
-    fn end_key(&mut self);
 
     /// A map opens (captured keys must be kept until it closes).
     fn map_open(&mut self);
@@ -253,6 +276,19 @@ impl<'de> Read<'de> for SliceRead<'de> {
         }
     }
 
+    type Key<'k>
+        = KeyRead<'k, Self>
+    where
+        Self: 'k;
+    const KEYS_APART: bool = false;
+
+    fn key_reader(&mut self) -> Self::Key<'_> {
+        KeyRead::new(self)
+    }
+
+    #[inline]
+    fn record(&mut self, _bytes: &[u8]) {}
+
     #[inline]
     fn mark(&self) -> usize {
         self.pos()
@@ -263,10 +299,6 @@ impl<'de> Read<'de> for SliceRead<'de> {
         self.full.get(from..to).unwrap_or(&[])
     }
 
-    #[inline]
-    fn begin_key(&mut self) {}
-    #[inline]
-    fn end_key(&mut self) {}
     #[inline]
     fn map_open(&mut self) {}
     #[inline]
@@ -295,20 +327,6 @@ impl<R: io::Read> IoRead<R> {
     /// Gives the underlying reader back.
     pub fn into_inner(self) -> R {
         self.reader
-    }
-
-    /// `read_array` near the limit or inside a map key.
-    #[cold]
-    #[inline(never)]
-    fn read_array_tallied<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let at = self.tally.pos();
-        self.tally.check_limit(N, at)?;
-        let mut out = [0u8; N];
-        if let Err(e) = self.reader.read_exact(&mut out) {
-            return Err(stream_error(e, at));
-        }
-        self.tally.consumed(&out);
-        Ok(out)
     }
 
     /// Appends exactly `n` bytes to `buf`, in bounded chunks.
@@ -345,17 +363,17 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         0
     }
 
-    /// No limit near and no key being recorded: the read and one compare,
-    /// small enough to be inlined into every field's decode (with the
-    /// limit test and the record in the body, LLVM called it: `mesh`
-    /// `from_reader` 61.0M instructions, `deserialize_from` of bincode
-    /// 1.3 23.1M).
+    /// The limit test (an exit to LIMIT), the read, the count: small
+    /// enough to be inlined into every field's decode. Nothing here
+    /// returns to the fast path from a call (the record of a map key is
+    /// [`KeyRead`]'s), so LLVM keeps the reader in registers across
+    /// fields (see [`Tally::within`]).
     #[inline]
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        if !self.tally.plain(N) {
-            return self.read_array_tallied();
-        }
         let at = self.tally.pos();
+        if !self.tally.within(N) {
+            return Err(self.tally.over_limit(N, at));
+        }
         let mut out = [0u8; N];
         if let Err(e) = self.reader.read_exact(&mut out) {
             return Err(stream_error(e, at));
@@ -418,17 +436,14 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
 
 /// What a stream reader keeps besides its source ([`IoRead`], and the
 /// bincode module's reader over a `BincodeRead`): the position, the total
-/// size limit, and the bytes of the map keys being read (a stream cannot
-/// look back to compare a key with the one before it).
+/// size limit, and the bytes of the map keys read (a stream cannot look
+/// back to compare a key with the one before it; [`KeyRead`] records them).
 pub(crate) struct Tally {
     pos: u64,
     limit: Option<u64>,
-    /// Reads ending at or before it need neither the limit test nor a
-    /// record: the limit (or `u64::MAX`), 0 while a map key is recorded.
-    /// One compare on the hot path ([`Tally::plain`]).
-    plain_end: u64,
-    /// Map keys being read (bytes are recorded while > 0).
-    recording: u32,
+    /// The limit, or `u64::MAX`: one compare on the hot path
+    /// ([`Tally::within`]).
+    end: u64,
     /// Maps open (the record is kept until the outermost one closes).
     open_maps: u32,
     record: Vec<u8>,
@@ -439,8 +454,7 @@ impl Tally {
         Tally {
             pos: 0,
             limit,
-            plain_end: limit.unwrap_or(u64::MAX),
-            recording: 0,
+            end: limit.unwrap_or(u64::MAX),
             open_maps: 0,
             record: Vec::new(),
         }
@@ -461,37 +475,51 @@ impl Tally {
     #[inline]
     pub(crate) fn check_limit(&self, n: usize, at: u64) -> Result<()> {
         match self.limit {
-            Some(limit) if self.pos.saturating_add(n as u64) > limit => Err(Error::at_fmt(
-                ErrorCode::Limit,
-                at,
-                format_args!("reading {n} more bytes passes the size limit of {limit} bytes"),
-            )),
+            Some(limit) if self.pos.saturating_add(n as u64) > limit => Err(self.over_limit(n, at)),
             _ => Ok(()),
         }
     }
 
-    /// Whether `n` more bytes stay within the limit with no key being
-    /// recorded, so that [`Self::skip`] may count them.
+    /// Whether `n` more bytes (a value's width) stay within the limit; if
+    /// not, the read is [`Self::over_limit`]: an exit, never a path back
+    /// into the read. (While the test also sent map keys' reads to an
+    /// out-of-line read that came back, LLVM reloaded the reader from
+    /// memory after every field: `mesh` `from_reader` LTO 37.9M
+    /// instructions, bincode 1.3's `deserialize_from` 23.1M.)
     #[inline]
-    pub(crate) fn plain(&self, n: usize) -> bool {
+    pub(crate) fn within(&self, n: usize) -> bool {
         // No wrap: `pos` counts bytes read (2^64 of them is centuries of
         // reading), and `n` is a value's width.
-        self.pos.wrapping_add(n as u64) <= self.plain_end
+        self.pos.wrapping_add(n as u64) <= self.end
     }
 
-    /// `n` bytes were read where [`Self::plain`] said they were plain.
+    /// LIMIT at `at`: `n` more bytes pass the total size limit.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn over_limit(&self, n: usize, at: u64) -> Error {
+        let limit = self.end;
+        Error::at_fmt(
+            ErrorCode::Limit,
+            at,
+            format_args!("reading {n} more bytes passes the size limit of {limit} bytes"),
+        )
+    }
+
+    /// `n` bytes were read where [`Self::within`] allowed them.
     #[inline]
     pub(crate) fn skip(&mut self, n: usize) {
         self.pos = self.pos.wrapping_add(n as u64);
     }
 
-    /// `bytes` were read: move past them, recording them inside a map key.
+    /// `bytes` were read: move past them.
     #[inline]
     pub(crate) fn consumed(&mut self, bytes: &[u8]) {
-        if self.recording > 0 {
-            self.record.extend_from_slice(bytes);
-        }
         self.pos += bytes.len() as u64;
+    }
+
+    /// Bytes of a map key, read through a [`KeyRead`].
+    pub(crate) fn record(&mut self, bytes: &[u8]) {
+        self.record.extend_from_slice(bytes);
     }
 
     #[inline]
@@ -503,18 +531,6 @@ impl Tally {
         self.record.get(from..to).unwrap_or(&[])
     }
 
-    pub(crate) fn begin_key(&mut self) {
-        self.recording += 1;
-        self.plain_end = 0;
-    }
-
-    pub(crate) fn end_key(&mut self) {
-        self.recording = self.recording.saturating_sub(1);
-        if self.recording == 0 {
-            self.plain_end = self.limit.unwrap_or(u64::MAX);
-        }
-    }
-
     pub(crate) fn map_open(&mut self) {
         self.open_maps += 1;
     }
@@ -524,6 +540,115 @@ impl Tally {
         if self.open_maps == 0 {
             self.record.clear();
         }
+    }
+}
+
+/// The reader of a stream's map key (and of everything nested in it): the
+/// stream's own reads, each also appended to its key record, so that the
+/// key can be compared with the one before it (spec 2.1). A type of its
+/// own, so that the test "inside a key?" is made once per key, not on
+/// every read of the stream.
+pub struct KeyRead<'k, S> {
+    inner: &'k mut S,
+}
+
+impl<'k, S> KeyRead<'k, S> {
+    pub(crate) fn new(inner: &'k mut S) -> Self {
+        KeyRead { inner }
+    }
+}
+
+impl<S> private::Sealed for KeyRead<'_, S> {}
+
+impl<'de, S: Read<'de>> Read<'de> for KeyRead<'_, S> {
+    #[inline]
+    fn offset(&self) -> u64 {
+        self.inner.offset()
+    }
+
+    #[inline]
+    fn remaining(&self) -> Option<usize> {
+        self.inner.remaining()
+    }
+
+    fn trailing(&self) -> usize {
+        self.inner.trailing()
+    }
+
+    #[inline]
+    fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let out = self.inner.read_array::<N>()?;
+        self.inner.record(&out);
+        Ok(out)
+    }
+
+    fn take<'s>(
+        &'s mut self,
+        n: usize,
+        at: u64,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Reference<'de, 's>> {
+        // A stream's copies are always the scratch buffer's contents.
+        match self.inner.take(n, at, scratch)? {
+            Reference::Borrowed(b) => {
+                self.inner.record(b);
+                Ok(Reference::Borrowed(b))
+            }
+            Reference::Copied(_) => {
+                self.inner.record(scratch);
+                Ok(Reference::Copied(scratch))
+            }
+        }
+    }
+
+    fn tensors_block<'s>(
+        &'s mut self,
+        limits: &crate::limits::Limits,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Reference<'de, 's>> {
+        match self.inner.tensors_block(limits, scratch)? {
+            Reference::Borrowed(b) => {
+                self.inner.record(b);
+                Ok(Reference::Borrowed(b))
+            }
+            Reference::Copied(_) => {
+                self.inner.record(scratch);
+                Ok(Reference::Copied(scratch))
+            }
+        }
+    }
+
+    /// Keys inside a key are read by this same reader.
+    type Key<'j>
+        = KeyRead<'j, S>
+    where
+        Self: 'j;
+    const KEYS_APART: bool = false;
+
+    fn key_reader(&mut self) -> Self::Key<'_> {
+        KeyRead::new(&mut *self.inner)
+    }
+
+    #[inline]
+    fn record(&mut self, bytes: &[u8]) {
+        self.inner.record(bytes);
+    }
+
+    #[inline]
+    fn mark(&self) -> usize {
+        self.inner.mark()
+    }
+
+    fn captured(&self, from: usize, to: usize) -> &[u8] {
+        self.inner.captured(from, to)
+    }
+
+    fn map_open(&mut self) {
+        self.inner.map_open();
+    }
+
+    fn map_close(&mut self) {
+        self.inner.map_close();
     }
 }
 

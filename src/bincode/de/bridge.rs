@@ -87,22 +87,6 @@ impl<'de> Visitor<'de> for Grab<'_> {
     }
 }
 
-impl<'de, R: BincodeRead<'de>> Bridge<R> {
-    /// `read_array` near the limit or inside a map key.
-    #[cold]
-    #[inline(never)]
-    fn read_array_tallied<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let at = self.tally.pos();
-        self.tally.check_limit(N, at)?;
-        let mut out = [0u8; N];
-        self.reader
-            .read_exact(&mut out)
-            .map_err(|e| stream_error(e, at))?;
-        self.tally.consumed(&out);
-        Ok(out)
-    }
-}
-
 impl<R> private::Sealed for Bridge<R> {}
 
 impl<'de, R: BincodeRead<'de>> Read<'de> for Bridge<R> {
@@ -118,14 +102,14 @@ impl<'de, R: BincodeRead<'de>> Read<'de> for Bridge<R> {
         0
     }
 
-    /// As `IoRead::read_array`: the read and one compare when no limit
-    /// is near and no key is being recorded.
+    /// As `IoRead::read_array`: the limit test (an exit), the read, the
+    /// count.
     #[inline]
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        if !self.tally.plain(N) {
-            return self.read_array_tallied();
-        }
         let at = self.tally.pos();
+        if !self.tally.within(N) {
+            return Err(self.tally.over_limit(N, at));
+        }
         let mut out = [0u8; N];
         if let Err(e) = self.reader.read_exact(&mut out) {
             return Err(stream_error(e, at));
