@@ -450,3 +450,77 @@ fn struct_keys_with_vec_fields_sort_as_the_encoder_wrote_them() {
     check(t(0, vec![9, 9]), t(1, vec![]), "Tagged by tag");
     check(Wide { v: vec![0x0101] }, Wide { v: vec![0, 0] }, "Wide");
 }
+
+/// A reader handing out at most `n` bytes per call.
+struct Chunks<'a>(&'a [u8], usize);
+
+impl std::io::Read for Chunks<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.len().min(self.1).min(buf.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+/// A stream reads its map keys through a reader of their own that records
+/// them (`read::KeyRead`); maps inside a key, and maps inside the values,
+/// are read and checked as a slice reads them, whatever the chunking.
+#[test]
+fn maps_inside_keys_read_from_a_stream_as_from_a_slice() {
+    type Inner = BTreeMap<u16, String>;
+    type M = BTreeMap<(Inner, u8), BTreeMap<String, u32>>;
+    let inner = |k: &[(u16, &str)]| -> Inner { k.iter().map(|&(a, b)| (a, b.into())).collect() };
+    let value =
+        |n: u32| -> BTreeMap<String, u32> { (0..n).map(|i| (format!("v{i}"), i)).collect() };
+    let m: M = BTreeMap::from([
+        ((inner(&[(1, "a"), (2, "bb")]), 0), value(3)),
+        ((inner(&[(1, "a"), (3, "")]), 0), value(0)),
+        ((inner(&[(1, "b")]), 7), value(2)),
+        ((inner(&[(2, "a")]), 0), value(1)),
+    ]);
+    let bytes = kiln_serde::to_vec(&m).unwrap();
+    assert_eq!(kiln_serde::from_slice::<M>(&bytes).unwrap(), m);
+    for chunk in [1, 3, bytes.len()] {
+        let back: M = kiln_serde::from_reader(Chunks(&bytes, chunk)).unwrap();
+        assert_eq!(back, m, "chunks of {chunk}");
+    }
+    // A key's inner map with its two entries swapped: TYPE at the second
+    // inner key, from a slice and from a stream alike.
+    let k1 = kiln_serde::to_vec(&(1u16, "a")).unwrap();
+    let k2 = kiln_serde::to_vec(&(2u16, "bb")).unwrap();
+    let pair = [&k1[..], &k2].concat();
+    let start = find(&bytes, &pair);
+    let mut swapped = bytes.clone();
+    swapped[start..start + pair.len()].copy_from_slice(&[&k2[..], &k1].concat());
+    let at = (start + k2.len()) as u64;
+    type_at(kiln_serde::from_slice::<M>(&swapped), at, "key, slice");
+    for chunk in [1, 3, bytes.len()] {
+        type_at(
+            kiln_serde::from_reader::<_, M>(Chunks(&swapped, chunk)),
+            at,
+            "key, stream",
+        );
+    }
+    // The same swap inside a value's map (no key reader there).
+    let v0 = kiln_serde::to_vec(&("v0", 0u32)).unwrap();
+    let v1 = kiln_serde::to_vec(&("v1", 1u32)).unwrap();
+    let pair = [&v0[..], &v1].concat();
+    let start = find(&bytes, &pair);
+    let mut swapped = bytes.clone();
+    swapped[start..start + pair.len()].copy_from_slice(&[&v1[..], &v0].concat());
+    let at = (start + v1.len()) as u64;
+    type_at(kiln_serde::from_slice::<M>(&swapped), at, "value, slice");
+    type_at(
+        kiln_serde::from_reader::<_, M>(Chunks(&swapped, 2)),
+        at,
+        "value, stream",
+    );
+}
+
+/// Where `part` first occurs in `all`.
+fn find(all: &[u8], part: &[u8]) -> usize {
+    all.windows(part.len())
+        .position(|w| w == part)
+        .expect("the bytes are there")
+}
