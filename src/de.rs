@@ -265,7 +265,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         } else {
             bytes::bulk_kind::<V>()
         };
-        if let Some(r) = kind.and_then(|kind| self.bulk_vec(n, kind).transpose()) {
+        if let Some(r) = kind.and_then(|kind| self.bulk_vec::<_, false>(n, kind).transpose()) {
             self.depth -= 1;
             return r;
         }

@@ -116,6 +116,23 @@ pub trait Read<'de>: private::Sealed {
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>>;
 
+    /// A stream's `len` bytes of `w`-byte elements (a `Vec` of numbers or
+    /// bools) copied into `scratch` in bounded chunks. A stream that ends
+    /// or fails inside them is EOF / IO at the first element not read
+    /// whole, as the element path gives, and `scratch` then holds the
+    /// bytes that did arrive. `None` (nothing read) leaves them to the
+    /// element path: a slice's are in place, and a total limit inside
+    /// them is LIMIT at an element.
+    fn take_elements<'s>(
+        &'s mut self,
+        _len: usize,
+        _w: usize,
+        _at: u64,
+        _scratch: &'s mut Vec<u8>,
+    ) -> Result<Option<&'s [u8]>> {
+        Ok(None)
+    }
+
     /// The reader a map key is read with when [`Self::KEYS_APART`]: a
     /// stream cannot look back to compare a key with the one before it, so
     /// its keys are read through a [`KeyRead`], which records their bytes.
@@ -431,6 +448,16 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         Ok(Reference::Copied(scratch))
     }
 
+    fn take_elements<'s>(
+        &'s mut self,
+        len: usize,
+        w: usize,
+        at: u64,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Option<&'s [u8]>> {
+        read_elements(&mut self.reader, &mut self.tally, len, w, at, scratch)
+    }
+
     tally_key_capture!();
 }
 
@@ -618,6 +645,22 @@ impl<'de, S: Read<'de>> Read<'de> for KeyRead<'_, S> {
         }
     }
 
+    fn take_elements<'s>(
+        &'s mut self,
+        len: usize,
+        w: usize,
+        at: u64,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Option<&'s [u8]>> {
+        match self.inner.take_elements(len, w, at, scratch)? {
+            Some(_) => {
+                self.inner.record(scratch);
+                Ok(Some(scratch))
+            }
+            None => Ok(None),
+        }
+    }
+
     /// Keys inside a key are read by this same reader.
     type Key<'j>
         = KeyRead<'j, S>
@@ -650,6 +693,63 @@ impl<'de, S: Read<'de>> Read<'de> for KeyRead<'_, S> {
     fn map_close(&mut self) {
         self.inner.map_close();
     }
+}
+
+/// [`Read::take_elements`] for a stream reader (`IoRead`, and the bincode
+/// module's reader, whose `BincodeRead` is an `io::Read`).
+pub(crate) fn read_elements<'s>(
+    reader: &mut impl io::Read,
+    tally: &mut Tally,
+    len: usize,
+    w: usize,
+    at: u64,
+    scratch: &'s mut Vec<u8>,
+) -> Result<Option<&'s [u8]>> {
+    if tally.limit_left().is_some_and(|left| len as u64 > left) {
+        return Ok(None);
+    }
+    scratch.clear();
+    // `read`, not `read_exact`: a failed `read_exact` does not say how
+    // many bytes it delivered, and the error is at the element cut.
+    while scratch.len() < len {
+        let got = scratch.len();
+        // 4 KiB, then doubling up to `CHUNK`: a lying count costs at
+        // most about twice the bytes that arrived.
+        let step = (len - got).min(got.clamp(4096, CHUNK));
+        scratch.resize(got + step, 0);
+        let mut filled = got;
+        while filled < got + step {
+            match reader.read(&mut scratch[filled..got + step]) {
+                Ok(0) => {
+                    let e = io::Error::from(io::ErrorKind::UnexpectedEof);
+                    return Err(cut_elements(tally, e, scratch, filled, w, at));
+                }
+                Ok(k) => filled += k.min(got + step - filled),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(cut_elements(tally, e, scratch, filled, w, at)),
+            }
+        }
+    }
+    tally.consumed(scratch);
+    Ok(Some(scratch))
+}
+
+/// [`read_elements`] cut short after `filled` bytes by `e`: the error at
+/// the first element not read whole; `scratch` keeps the bytes that
+/// arrived, the position moves past the whole elements.
+#[cold]
+fn cut_elements(
+    tally: &mut Tally,
+    e: io::Error,
+    scratch: &mut Vec<u8>,
+    filled: usize,
+    w: usize,
+    at: u64,
+) -> Error {
+    scratch.truncate(filled);
+    let whole = filled - filled % w.max(1);
+    tally.consumed(&scratch[..whole]);
+    stream_error(e, at + whole as u64)
 }
 
 /// An I/O error of a stream at `at`: the end of the stream inside a value

@@ -51,6 +51,14 @@ fn agree<E: DeserializeOwned + Debug>(bytes: &[u8]) {
         );
         assert_eq!(field(input, &limits), bulk, "{what}");
         assert_eq!(field_stream, stream, "{what}");
+        // The bincode module's stream reader (over a `BincodeRead`) reads
+        // a stream's elements the same way: same value, or both fail.
+        let b1 = kiln_serde::bincode::deserialize_from::<_, Vec<E>>(input);
+        match (&b1, &stream) {
+            (Ok(v), Ok(s)) => assert_eq!(&format!("{v:?}"), s, "{what}: bincode"),
+            (Err(_), Err(_)) => {}
+            _ => panic!("{what}: bincode {b1:?} / stream {stream:?}"),
+        }
         // A stream words its EOF differently: code and offset agree.
         let code_at = |r: &Result<String, (ErrorCode, Option<u64>, String)>| {
             r.clone().map_err(|(c, at, _)| (c, at))
@@ -162,6 +170,16 @@ fn counts_past_the_input_and_bad_bools_fail_as_the_element_path_does() {
     agree::<f64>(&[0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5, 6, 7, 8]);
     agree::<u128>(&[0xff, 0xff, 0xff, 0x0f, 0, 0, 0, 0]);
     agree::<bool>(&[3, 0, 0, 0, 1, 2, 0]);
+    // The same at 40 elements, where a stream copies them in bulk
+    // (`Read::take_elements`): every cut, a bad bool before or after it.
+    let mut long = vec![40, 0, 0, 0];
+    long.extend((0..20).map(|i| i % 2));
+    long.push(2);
+    long.extend([1; 19]);
+    agree::<bool>(&long);
+    let mut long = vec![40, 0, 0, 0];
+    long.extend((0u32..10).flat_map(u32::to_le_bytes));
+    agree::<u32>(&long);
     let e = kiln_serde::from_slice::<Vec<bool>>(&[3, 0, 0, 0, 1, 2, 0]).unwrap_err();
     assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(5)));
 }

@@ -411,18 +411,19 @@ fn to_writer_works_while_the_thread_is_torn_down() {
 }
 
 /// A total size limit falling anywhere in a stream, including inside a
-/// fixed-width read and inside a map key (where the reader records the
-/// key's bytes): `from_reader` gives what `from_slice` gives, value or
-/// LIMIT at the same offset. The reader's fast path counts only reads that
-/// end within the limit with no key open; the rest take the checked path.
+/// fixed-width read, inside a map key (read by a reader of its own that
+/// records the key's bytes) and inside a `Vec` of numbers (read in bulk
+/// from a stream unless the limit falls inside it): `from_reader` gives
+/// what `from_slice` gives, value or LIMIT at the same offset.
 #[test]
 fn a_stream_limit_anywhere_matches_the_slice() {
-    type V = (u8, u64, BTreeMap<u32, i16>, u16, f64);
+    type V = (u8, u64, BTreeMap<u32, i16>, u16, Vec<u16>, f64);
     let v: V = (
         7,
         u64::MAX - 3,
         BTreeMap::from([(1, -1), (300, 2), (70_000, -3)]),
         0xbeef,
+        vec![1, 0x8000, 3],
         -0.5,
     );
     let bytes = kiln_serde::to_vec(&v).unwrap();

@@ -161,5 +161,15 @@ impl<'de, R: BincodeRead<'de>> Read<'de> for Bridge<R> {
         Ok(Reference::Copied(&scratch[..]))
     }
 
+    fn take_elements<'s>(
+        &'s mut self,
+        len: usize,
+        w: usize,
+        at: u64,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Option<&'s [u8]>> {
+        crate::read::read_elements(&mut self.reader, &mut self.tally, len, w, at, scratch)
+    }
+
     tally_key_capture!();
 }
