@@ -709,44 +709,35 @@ pub(crate) fn read_elements<'s>(
         return Ok(None);
     }
     scratch.clear();
-    // `read`, not `read_exact`: a failed `read_exact` does not say how
-    // many bytes it delivered, and the error is at the element cut.
+    // `read_to_end` of at most a chunk at a time, not `read_exact`: it
+    // says how many bytes arrived when the stream ends or fails (the error
+    // is at the element cut), and it reads into the spare capacity
+    // without zeroing it first.
     while scratch.len() < len {
         let got = scratch.len();
         // 4 KiB, then doubling up to `CHUNK`: a lying count costs at
         // most about twice the bytes that arrived.
         let step = (len - got).min(got.clamp(4096, CHUNK));
-        scratch.resize(got + step, 0);
-        let mut filled = got;
-        while filled < got + step {
-            match reader.read(&mut scratch[filled..got + step]) {
-                Ok(0) => {
-                    let e = io::Error::from(io::ErrorKind::UnexpectedEof);
-                    return Err(cut_elements(tally, e, scratch, filled, w, at));
-                }
-                Ok(k) => filled += k.min(got + step - filled),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(cut_elements(tally, e, scratch, filled, w, at)),
+        let mut part = io::Read::take(&mut *reader, step as u64);
+        match io::Read::read_to_end(&mut part, scratch) {
+            Ok(k) if k == step => {}
+            Ok(_) => {
+                let e = io::Error::from(io::ErrorKind::UnexpectedEof);
+                return Err(cut_elements(tally, e, scratch, w, at));
             }
+            Err(e) => return Err(cut_elements(tally, e, scratch, w, at)),
         }
     }
     tally.consumed(scratch);
     Ok(Some(scratch))
 }
 
-/// [`read_elements`] cut short after `filled` bytes by `e`: the error at
-/// the first element not read whole; `scratch` keeps the bytes that
-/// arrived, the position moves past the whole elements.
+/// [`read_elements`] cut short by `e`: the error at the first element not
+/// read whole; `scratch` keeps the bytes that arrived, the position moves
+/// past the whole elements.
 #[cold]
-fn cut_elements(
-    tally: &mut Tally,
-    e: io::Error,
-    scratch: &mut Vec<u8>,
-    filled: usize,
-    w: usize,
-    at: u64,
-) -> Error {
-    scratch.truncate(filled);
+fn cut_elements(tally: &mut Tally, e: io::Error, scratch: &[u8], w: usize, at: u64) -> Error {
+    let filled = scratch.len();
     let whole = filled - filled % w.max(1);
     tally.consumed(&scratch[..whole]);
     stream_error(e, at + whole as u64)
