@@ -27,7 +27,15 @@ pub enum Reference<'b, 'c> {
     Copied(&'c [u8]),
 }
 
-impl Reference<'_, '_> {
+impl<'b> Reference<'b, '_> {
+    /// The bytes when borrowed from the input (`None` for a copy).
+    fn borrowed(&self) -> Option<&'b [u8]> {
+        match self {
+            Reference::Borrowed(b) => Some(b),
+            Reference::Copied(_) => None,
+        }
+    }
+
     /// The bytes, whichever way they came.
     pub fn as_slice(&self) -> &[u8] {
         match self {
@@ -37,11 +45,41 @@ impl Reference<'_, '_> {
     }
 }
 
-/// The [`Read`] methods a stream reader hands to its [`Tally`] (the map-key
-/// record): one definition for [`IoRead`] and the bincode module's reader.
-/// Its map keys are read through a [`KeyRead`], which records them.
-macro_rules! tally_key_capture {
+/// The [`Read`] methods a stream reader (a `reader: impl io::Read` and a
+/// `tally: Tally`) shares: one definition for [`IoRead`] and the bincode
+/// module's reader. Its map keys are read through a [`KeyRead`], which
+/// records them.
+macro_rules! stream_read_methods {
     () => {
+        /// The limit test (an exit to LIMIT), the read, the count: small
+        /// enough to be inlined into every field's decode. Nothing here
+        /// returns to the fast path from a call (the record of a map key
+        /// is [`KeyRead`]'s), so LLVM keeps the reader in registers across
+        /// fields (see `Tally::within`).
+        #[inline]
+        fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
+            let at = self.tally.pos();
+            if !self.tally.within(N) {
+                return Err(self.tally.over_limit(N, at));
+            }
+            let mut out = [0u8; N];
+            if let Err(e) = std::io::Read::read_exact(&mut self.reader, &mut out) {
+                return Err($crate::read::stream_error(e, at));
+            }
+            self.tally.skip(N);
+            Ok(out)
+        }
+
+        fn take_elements<'s>(
+            &'s mut self,
+            len: usize,
+            w: usize,
+            at: u64,
+            scratch: &'s mut Vec<u8>,
+        ) -> Result<Option<&'s [u8]>> {
+            $crate::read::read_elements(&mut self.reader, &mut self.tally, len, w, at, scratch)
+        }
+
         type Key<'k>
             = $crate::read::KeyRead<'k, Self>
         where
@@ -74,7 +112,7 @@ macro_rules! tally_key_capture {
         }
     };
 }
-pub(crate) use tally_key_capture;
+pub(crate) use stream_read_methods;
 
 /// Seals [`Read`]; `pub(crate)` so that `bincode`'s adapter over a user's
 /// `BincodeRead` can be a third reader.
@@ -380,25 +418,6 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         0
     }
 
-    /// The limit test (an exit to LIMIT), the read, the count: small
-    /// enough to be inlined into every field's decode. Nothing here
-    /// returns to the fast path from a call (the record of a map key is
-    /// [`KeyRead`]'s), so LLVM keeps the reader in registers across
-    /// fields (see [`Tally::within`]).
-    #[inline]
-    fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let at = self.tally.pos();
-        if !self.tally.within(N) {
-            return Err(self.tally.over_limit(N, at));
-        }
-        let mut out = [0u8; N];
-        if let Err(e) = self.reader.read_exact(&mut out) {
-            return Err(stream_error(e, at));
-        }
-        self.tally.skip(N);
-        Ok(out)
-    }
-
     fn take<'s>(
         &'s mut self,
         n: usize,
@@ -448,17 +467,7 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         Ok(Reference::Copied(scratch))
     }
 
-    fn take_elements<'s>(
-        &'s mut self,
-        len: usize,
-        w: usize,
-        at: u64,
-        scratch: &'s mut Vec<u8>,
-    ) -> Result<Option<&'s [u8]>> {
-        read_elements(&mut self.reader, &mut self.tally, len, w, at, scratch)
-    }
-
-    tally_key_capture!();
+    stream_read_methods!();
 }
 
 /// What a stream reader keeps besides its source ([`IoRead`], and the
@@ -583,6 +592,28 @@ impl<'k, S> KeyRead<'k, S> {
     pub(crate) fn new(inner: &'k mut S) -> Self {
         KeyRead { inner }
     }
+
+    /// Records the bytes a read handed out: `lent` when borrowed, else the
+    /// scratch buffer's contents (a stream's copies are always all of it).
+    fn recorded<'de, 's>(
+        &mut self,
+        lent: Option<&'de [u8]>,
+        scratch: &'s [u8],
+    ) -> Reference<'de, 's>
+    where
+        S: Read<'de>,
+    {
+        match lent {
+            Some(b) => {
+                self.inner.record(b);
+                Reference::Borrowed(b)
+            }
+            None => {
+                self.inner.record(scratch);
+                Reference::Copied(scratch)
+            }
+        }
+    }
 }
 
 impl<S> private::Sealed for KeyRead<'_, S> {}
@@ -615,17 +646,8 @@ impl<'de, S: Read<'de>> Read<'de> for KeyRead<'_, S> {
         at: u64,
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
-        // A stream's copies are always the scratch buffer's contents.
-        match self.inner.take(n, at, scratch)? {
-            Reference::Borrowed(b) => {
-                self.inner.record(b);
-                Ok(Reference::Borrowed(b))
-            }
-            Reference::Copied(_) => {
-                self.inner.record(scratch);
-                Ok(Reference::Copied(scratch))
-            }
-        }
+        let lent = self.inner.take(n, at, scratch)?.borrowed();
+        Ok(self.recorded(lent, scratch))
     }
 
     fn tensors_block<'s>(
@@ -633,32 +655,8 @@ impl<'de, S: Read<'de>> Read<'de> for KeyRead<'_, S> {
         limits: &crate::limits::Limits,
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
-        match self.inner.tensors_block(limits, scratch)? {
-            Reference::Borrowed(b) => {
-                self.inner.record(b);
-                Ok(Reference::Borrowed(b))
-            }
-            Reference::Copied(_) => {
-                self.inner.record(scratch);
-                Ok(Reference::Copied(scratch))
-            }
-        }
-    }
-
-    fn take_elements<'s>(
-        &'s mut self,
-        len: usize,
-        w: usize,
-        at: u64,
-        scratch: &'s mut Vec<u8>,
-    ) -> Result<Option<&'s [u8]>> {
-        match self.inner.take_elements(len, w, at, scratch)? {
-            Some(_) => {
-                self.inner.record(scratch);
-                Ok(Some(scratch))
-            }
-            None => Ok(None),
-        }
+        let lent = self.inner.tensors_block(limits, scratch)?.borrowed();
+        Ok(self.recorded(lent, scratch))
     }
 
     /// Keys inside a key are read by this same reader.

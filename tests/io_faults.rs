@@ -423,7 +423,9 @@ fn a_stream_limit_anywhere_matches_the_slice() {
         u64::MAX - 3,
         BTreeMap::from([(1, -1), (300, 2), (70_000, -3)]),
         0xbeef,
-        vec![1, 0x8000, 3],
+        // 40 elements: at 32 or more a stream reads them in bulk, and
+        // reads them element by element when the limit falls inside.
+        (0..40).map(|i| i * 0x0401).collect(),
         -0.5,
     );
     let bytes = kiln_serde::to_vec(&v).unwrap();

@@ -485,37 +485,32 @@ fn maps_inside_keys_read_from_a_stream_as_from_a_slice() {
         let back: M = kiln_serde::from_reader(Chunks(&bytes, chunk)).unwrap();
         assert_eq!(back, m, "chunks of {chunk}");
     }
-    // A key's inner map with its two entries swapped: TYPE at the second
-    // inner key, from a slice and from a stream alike.
-    let k1 = kiln_serde::to_vec(&(1u16, "a")).unwrap();
-    let k2 = kiln_serde::to_vec(&(2u16, "bb")).unwrap();
-    let pair = [&k1[..], &k2].concat();
-    let start = find(&bytes, &pair);
-    let mut swapped = bytes.clone();
-    swapped[start..start + pair.len()].copy_from_slice(&[&k2[..], &k1].concat());
-    let at = (start + k2.len()) as u64;
-    type_at(kiln_serde::from_slice::<M>(&swapped), at, "key, slice");
-    for chunk in [1, 3, bytes.len()] {
-        type_at(
-            kiln_serde::from_reader::<_, M>(Chunks(&swapped, chunk)),
-            at,
-            "key, stream",
-        );
-    }
-    // The same swap inside a value's map (no key reader there).
-    let v0 = kiln_serde::to_vec(&("v0", 0u32)).unwrap();
-    let v1 = kiln_serde::to_vec(&("v1", 1u32)).unwrap();
-    let pair = [&v0[..], &v1].concat();
-    let start = find(&bytes, &pair);
-    let mut swapped = bytes.clone();
-    swapped[start..start + pair.len()].copy_from_slice(&[&v1[..], &v0].concat());
-    let at = (start + v1.len()) as u64;
-    type_at(kiln_serde::from_slice::<M>(&swapped), at, "value, slice");
-    type_at(
-        kiln_serde::from_reader::<_, M>(Chunks(&swapped, 2)),
-        at,
-        "value, stream",
+    // Two entries of a key's inner map swapped, then two entries of a
+    // value's map (no key reader there): TYPE at the second entry, from a
+    // slice and from a stream in every chunking alike.
+    let key_entries = (
+        kiln_serde::to_vec(&(1u16, "a")),
+        kiln_serde::to_vec(&(2u16, "bb")),
     );
+    let value_entries = (
+        kiln_serde::to_vec(&("v0", 0u32)),
+        kiln_serde::to_vec(&("v1", 1u32)),
+    );
+    for (what, (a, b)) in [("key", key_entries), ("value", value_entries)] {
+        let (a, b) = (a.unwrap(), b.unwrap());
+        let start = find(&bytes, &[&a[..], &b].concat());
+        let mut swapped = bytes.clone();
+        swapped[start..start + a.len() + b.len()].copy_from_slice(&[&b[..], &a].concat());
+        let at = (start + b.len()) as u64;
+        type_at(kiln_serde::from_slice::<M>(&swapped), at, what);
+        for chunk in [1, 3, bytes.len()] {
+            type_at(
+                kiln_serde::from_reader::<_, M>(Chunks(&swapped, chunk)),
+                at,
+                &format!("{what}, stream in chunks of {chunk}"),
+            );
+        }
+    }
 }
 
 /// Where `part` first occurs in `all`.

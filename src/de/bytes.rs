@@ -193,6 +193,8 @@ impl<'de, R: Read<'de>> Deserializer<R> {
             }
             Err(e) => return Err(e),
         }
+        // `scratch` holds exactly the `len` bytes, so the slice decode
+        // below takes its bulk path (never `None`).
         let mut bytes = Deserializer::new(SliceRead::new(&self.scratch, None), &self.limits);
         bytes
             .bulk_vec::<T, true>(n, kind)

@@ -11,7 +11,7 @@ use super::read::BincodeRead;
 use crate::bincode::ErrorKind;
 use crate::error::{Error, Result};
 use crate::limits::Limits;
-use crate::read::{private, stream_error, tally_key_capture, IoRead, Read, Reference, Tally};
+use crate::read::{private, stream_error, IoRead, Read, Reference, Tally};
 
 /// A [`BincodeRead`] as a Kiln reader, with the position, byte limit and
 /// map-key record that every stream reader keeps ([`Tally`], as `IoRead`).
@@ -102,22 +102,6 @@ impl<'de, R: BincodeRead<'de>> Read<'de> for Bridge<R> {
         0
     }
 
-    /// As `IoRead::read_array`: the limit test (an exit), the read, the
-    /// count.
-    #[inline]
-    fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let at = self.tally.pos();
-        if !self.tally.within(N) {
-            return Err(self.tally.over_limit(N, at));
-        }
-        let mut out = [0u8; N];
-        if let Err(e) = self.reader.read_exact(&mut out) {
-            return Err(stream_error(e, at));
-        }
-        self.tally.skip(N);
-        Ok(out)
-    }
-
     fn take<'s>(
         &'s mut self,
         n: usize,
@@ -161,15 +145,5 @@ impl<'de, R: BincodeRead<'de>> Read<'de> for Bridge<R> {
         Ok(Reference::Copied(&scratch[..]))
     }
 
-    fn take_elements<'s>(
-        &'s mut self,
-        len: usize,
-        w: usize,
-        at: u64,
-        scratch: &'s mut Vec<u8>,
-    ) -> Result<Option<&'s [u8]>> {
-        crate::read::read_elements(&mut self.reader, &mut self.tally, len, w, at, scratch)
-    }
-
-    tally_key_capture!();
+    crate::read::stream_read_methods!();
 }
