@@ -1,9 +1,10 @@
 //! A `Vec` of fixed-width elements read from a slice through serde's own
-//! visitor is decoded with one copy (src/de/bytes.rs). Each case decodes
-//! the same bytes that way and by the element path (from a stream, which
-//! never takes the bulk path, and from a slice into a newtype element),
-//! and requires the same value or the same error: code, offset and text
-//! (a stream words its EOF message differently), and the same again as a
+//! visitor is decoded with one copy (src/de/bytes.rs); from a stream, one
+//! of 32 or more is copied in bounded chunks and decoded as a slice. Each
+//! case decodes the same bytes those ways and by the element path (from a
+//! slice into a newtype element, and a stream's short `Vec`s), and
+//! requires the same value or the same error: code, offset and text (a
+//! stream words its EOF message differently), and the same again as a
 //! tuple's field.
 
 use std::fmt::Debug;
@@ -182,4 +183,66 @@ fn counts_past_the_input_and_bad_bools_fail_as_the_element_path_does() {
     agree::<u32>(&long);
     let e = kiln_serde::from_slice::<Vec<bool>>(&[3, 0, 0, 0, 1, 2, 0]).unwrap_err();
     assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(5)));
+}
+
+/// A reader that hands out at most `.1` bytes per call.
+struct Chunks<'a>(&'a [u8], usize);
+
+impl std::io::Read for Chunks<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.1).min(self.0.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+/// A stream's long `Vec` is copied 4 KiB first, then in doubling chunks
+/// up to 64 KiB: cut before, inside and after the chunk edges (inside an
+/// element too), and read in pieces of every size, it gives what the
+/// slice gives: the value, or EOF at the first element not whole, or a
+/// bad bool's TYPE where one came before the cut.
+#[test]
+fn a_long_vec_from_a_stream_agrees_across_its_chunks() {
+    fn same<E: DeserializeOwned + Debug + PartialEq>(bytes: &[u8], cuts: &[usize]) {
+        for &cut in cuts.iter().chain([&bytes.len()]) {
+            let input = &bytes[..cut];
+            let slice = kiln_serde::from_slice::<Vec<E>>(input);
+            for piece in [1, 1000, 5000, usize::MAX] {
+                let stream = kiln_serde::from_reader::<_, Vec<E>>(Chunks(input, piece));
+                match (&slice, &stream) {
+                    (Ok(a), Ok(b)) => assert!(a == b, "cut {cut}, pieces of {piece}"),
+                    (Err(a), Err(b)) => assert_eq!(
+                        (a.code(), a.offset()),
+                        (b.code(), b.offset()),
+                        "cut {cut}, pieces of {piece}: {a} / {b}"
+                    ),
+                    _ => panic!("cut {cut}, pieces of {piece}: {slice:?} / {stream:?}"),
+                }
+            }
+        }
+    }
+    let words: Vec<u32> = (0..40_000u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let bytes = kiln_serde::to_vec(&words).unwrap();
+    let edges = [
+        4, 5, 4099, 4100, 4101, 12_293, 12_294, 28_678, 65_540, 131_075, 160_003,
+    ];
+    same::<u32>(&bytes, &edges);
+    // The value after the `Vec` is read from where the `Vec` ends.
+    let pair = kiln_serde::to_vec(&(&words, 0xbeef_u16)).unwrap();
+    for piece in [777, usize::MAX] {
+        let back: (Vec<u32>, u16) = kiln_serde::from_reader(Chunks(&pair, piece)).unwrap();
+        assert!(back == (words.clone(), 0xbeef), "pieces of {piece}");
+    }
+    let e = kiln_serde::from_reader::<_, Vec<u32>>(&bytes[..70_001]).unwrap_err();
+    assert_eq!(
+        (e.code(), e.offset()),
+        (ErrorCode::Eof, Some(70_000)),
+        "{e}"
+    );
+    let mut flags = kiln_serde::to_vec(&vec![true; 20_000]).unwrap();
+    flags[4 + 9_000] = 2;
+    same::<bool>(&flags, &[4, 4100, 9_003, 9_004, 9_005, 16_000]);
 }
