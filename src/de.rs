@@ -313,12 +313,17 @@ pub(crate) fn take_from_slice<'de, T: de::Deserialize<'de>>(
     Ok((v, de.rest()))
 }
 
-/// Reads one value from a stream, consuming exactly its bytes.
-pub(crate) fn from_reader<R: std::io::Read, T: de::DeserializeOwned>(
+/// Reads one value from a stream, consuming exactly its bytes. `LIMITED`
+/// false (no test for a total size limit on any read) only where the
+/// caller's type says `limits` has none.
+pub(crate) fn from_reader<R: std::io::Read, T: de::DeserializeOwned, const LIMITED: bool>(
     reader: R,
     limits: &Limits,
 ) -> Result<T> {
-    let mut de = Deserializer::from_reader(reader, limits);
+    let mut de = Deserializer::new(
+        IoRead::<R, LIMITED>::with_limit(reader, limits.limit),
+        limits,
+    );
     T::deserialize(&mut de).map_err(|e: Error| e.or_offset(de.offset()))
 }
 

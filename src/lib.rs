@@ -231,5 +231,6 @@ pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T,
 /// assert_eq!((a, b), (1, 2));
 /// ```
 pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(reader: R) -> Result<T> {
-    de::from_reader(reader, &Limits::DEFAULT)
+    // The default limits have no total size limit: no test for one.
+    de::from_reader::<R, T, false>(reader, &Limits::DEFAULT)
 }

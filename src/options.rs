@@ -301,7 +301,7 @@ impl Options {
     /// ```
     #[inline]
     pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
-        de::from_reader(reader, &self.limits)
+        de::from_reader::<R, T, true>(reader, &self.limits)
     }
 
     /// Decodes a standalone buffer with a `DeserializeSeed`.

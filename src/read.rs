@@ -365,14 +365,33 @@ impl<'de> Read<'de> for SliceRead<'de> {
 ///
 /// Reads go straight to the reader: wrap a file or socket in a
 /// `std::io::BufReader` for speed.
-pub struct IoRead<R> {
+///
+/// `LIMITED` is false only for the crate's functions that never take a
+/// total size limit (`kiln_serde::from_reader`, the bincode module's
+/// configurations without one): their reads test nothing for it.
+pub struct IoRead<R, const LIMITED: bool = true> {
     reader: R,
-    tally: Tally,
+    tally: Tally<LIMITED>,
 }
 
 impl<R: io::Read> IoRead<R> {
     /// A reader over a stream, optionally with a total size limit.
     pub fn new(reader: R, limit: Option<u64>) -> Self {
+        IoRead {
+            reader,
+            tally: Tally::new(limit),
+        }
+    }
+}
+
+impl<R: io::Read, const LIMITED: bool> IoRead<R, LIMITED> {
+    /// [`IoRead::new`] for either kind; `limit` must be `None` when not
+    /// `LIMITED` (the callers' option types say so: tests/stream_limits).
+    pub(crate) fn with_limit(reader: R, limit: Option<u64>) -> Self {
+        debug_assert!(
+            LIMITED || limit.is_none(),
+            "a limit for an unlimited reader"
+        );
         IoRead {
             reader,
             tally: Tally::new(limit),
@@ -401,9 +420,9 @@ impl<R: io::Read> IoRead<R> {
     }
 }
 
-impl<R> private::Sealed for IoRead<R> {}
+impl<R, const LIMITED: bool> private::Sealed for IoRead<R, LIMITED> {}
 
-impl<'de, R: io::Read> Read<'de> for IoRead<R> {
+impl<'de, R: io::Read, const LIMITED: bool> Read<'de> for IoRead<R, LIMITED> {
     #[inline]
     fn offset(&self) -> u64 {
         self.tally.pos()
@@ -474,7 +493,11 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
 /// bincode module's reader over a `BincodeRead`): the position, the total
 /// size limit, and the bytes of the map keys read (a stream cannot look
 /// back to compare a key with the one before it; [`KeyRead`] records them).
-pub(crate) struct Tally {
+///
+/// `LIMITED = false`: no limit, and no test for one on any read
+/// (`from_reader` `mesh` 32.38M -> 29.38M LTO, 37.00M -> 23.75M without:
+/// two instructions fewer per `f32`, and `Vector3`'s decode then inlined).
+pub(crate) struct Tally<const LIMITED: bool = true> {
     pos: u64,
     limit: Option<u64>,
     /// The limit, or `u64::MAX`: one compare on the hot path
@@ -485,8 +508,10 @@ pub(crate) struct Tally {
     record: Vec<u8>,
 }
 
-impl Tally {
+impl<const LIMITED: bool> Tally<LIMITED> {
+    /// A tally with `limit`; `None` for an unlimited one (`LIMITED = false`).
     pub(crate) fn new(limit: Option<u64>) -> Self {
+        let limit = if LIMITED { limit } else { None };
         Tally {
             pos: 0,
             limit,
@@ -511,7 +536,9 @@ impl Tally {
     #[inline]
     pub(crate) fn check_limit(&self, n: usize, at: u64) -> Result<()> {
         match self.limit {
-            Some(limit) if self.pos.saturating_add(n as u64) > limit => Err(self.over_limit(n, at)),
+            Some(limit) if LIMITED && self.pos.saturating_add(n as u64) > limit => {
+                Err(self.over_limit(n, at))
+            }
             _ => Ok(()),
         }
     }
@@ -526,7 +553,7 @@ impl Tally {
     pub(crate) fn within(&self, n: usize) -> bool {
         // No wrap: `pos` counts bytes read (2^64 of them is centuries of
         // reading), and `n` is a value's width.
-        self.pos.wrapping_add(n as u64) <= self.end
+        !LIMITED || self.pos.wrapping_add(n as u64) <= self.end
     }
 
     /// LIMIT at `at`: `n` more bytes pass the total size limit.
@@ -695,9 +722,9 @@ impl<'de, S: Read<'de>> Read<'de> for KeyRead<'_, S> {
 
 /// [`Read::take_elements`] for a stream reader (`IoRead`, and the bincode
 /// module's reader, whose `BincodeRead` is an `io::Read`).
-pub(crate) fn read_elements<'s>(
+pub(crate) fn read_elements<'s, const LIMITED: bool>(
     reader: &mut impl io::Read,
-    tally: &mut Tally,
+    tally: &mut Tally<LIMITED>,
     len: usize,
     w: usize,
     at: u64,
@@ -734,7 +761,13 @@ pub(crate) fn read_elements<'s>(
 /// read whole; `scratch` keeps the bytes that arrived, the position moves
 /// past the whole elements.
 #[cold]
-fn cut_elements(tally: &mut Tally, e: io::Error, scratch: &[u8], w: usize, at: u64) -> Error {
+fn cut_elements<const LIMITED: bool>(
+    tally: &mut Tally<LIMITED>,
+    e: io::Error,
+    scratch: &[u8],
+    w: usize,
+    at: u64,
+) -> Error {
     let filled = scratch.len();
     let whole = filled - filled % w.max(1);
     tally.consumed(&scratch[..whole]);

@@ -48,6 +48,14 @@ mod sealed {
     pub trait Limit: Copy {
         /// The limit in bytes, if any.
         fn bytes(&self) -> Option<u64>;
+
+        /// `deserialize_from`'s decode: with [`Infinite`](super::Infinite)
+        /// (the default), the stream's reads make no limit test at all.
+        fn seed_from_reader<'a, R: std::io::Read, T: serde::de::DeserializeSeed<'a>>(
+            opts: &crate::Options,
+            seed: T,
+            reader: R,
+        ) -> super::Result<T::Value>;
     }
 
     /// A trailing-bytes choice.
@@ -89,6 +97,12 @@ pub trait Options: sealed::Sealed + Sized {
     /// choice and this module's raised caps). Not part of bincode's API.
     #[doc(hidden)]
     fn kiln_options(&self) -> crate::Options;
+
+    /// Whether these options can carry a byte limit ([`Bounded`]) or
+    /// cannot ([`Infinite`]): a stream read without one makes no limit
+    /// test. Not part of bincode's API.
+    #[doc(hidden)]
+    type KilnLimit: sealed::Limit;
 
     /// No byte limit (the default).
     fn with_no_limit(self) -> WithOtherLimit<Self, Infinite> {
@@ -200,7 +214,11 @@ pub trait Options: sealed::Sealed + Sized {
     /// value); `Io` for other read errors; `SizeLimit` past the byte limit;
     /// the other [`ErrorKind`](super::ErrorKind)s for bad bytes.
     fn deserialize_from<R: Read, T: DeserializeOwned>(self, reader: R) -> Result<T> {
-        super::deserialize_from_seed_with(&self.kiln_options(), PhantomData, reader)
+        <Self::KilnLimit as sealed::Limit>::seed_from_reader(
+            &self.kiln_options(),
+            PhantomData,
+            reader,
+        )
     }
 
     /// Decodes one value from a reader with a `DeserializeSeed`.
@@ -212,7 +230,7 @@ pub trait Options: sealed::Sealed + Sized {
         seed: T,
         reader: R,
     ) -> Result<T::Value> {
-        super::deserialize_from_seed_with(&self.kiln_options(), seed, reader)
+        <Self::KilnLimit as sealed::Limit>::seed_from_reader(&self.kiln_options(), seed, reader)
     }
 
     /// Decodes one value from a custom [`BincodeRead`](super::BincodeRead);
@@ -358,6 +376,7 @@ pub struct WithMaxDepth<O> {
 
 impl<O: Options> sealed::Sealed for WithMaxDepth<O> {}
 impl<O: Options> Options for WithMaxDepth<O> {
+    type KilnLimit = O::KilnLimit;
     fn kiln_options(&self) -> crate::Options {
         self.options.kiln_options().with_max_depth(self.max_depth)
     }
@@ -369,6 +388,7 @@ pub(crate) struct Resolved(pub(crate) crate::Options);
 
 impl sealed::Sealed for Resolved {}
 impl Options for Resolved {
+    type KilnLimit = Bounded;
     fn kiln_options(&self) -> crate::Options {
         self.0
     }
@@ -377,6 +397,7 @@ impl Options for Resolved {
 impl sealed::Sealed for DefaultOptions {}
 
 impl Options for DefaultOptions {
+    type KilnLimit = Infinite;
     fn kiln_options(&self) -> crate::Options {
         BASE
     }
@@ -385,6 +406,7 @@ impl Options for DefaultOptions {
 impl<O: Options> sealed::Sealed for &mut O {}
 
 impl<O: Options> Options for &mut O {
+    type KilnLimit = O::KilnLimit;
     fn kiln_options(&self) -> crate::Options {
         (**self).kiln_options()
     }
@@ -453,6 +475,7 @@ impl<O: Options, T> WithOtherTrailing<O, T> {
 
 impl<O: Options, L: sealed::Limit> sealed::Sealed for WithOtherLimit<O, L> {}
 impl<O: Options, L: sealed::Limit> Options for WithOtherLimit<O, L> {
+    type KilnLimit = L;
     fn kiln_options(&self) -> crate::Options {
         let opts = self.options.kiln_options();
         match self.limit.bytes() {
@@ -464,6 +487,7 @@ impl<O: Options, L: sealed::Limit> Options for WithOtherLimit<O, L> {
 
 impl<O: Options, E: sealed::Endian> sealed::Sealed for WithOtherEndian<O, E> {}
 impl<O: Options, E: sealed::Endian> Options for WithOtherEndian<O, E> {
+    type KilnLimit = O::KilnLimit;
     fn kiln_options(&self) -> crate::Options {
         self.options.kiln_options()
     }
@@ -471,6 +495,7 @@ impl<O: Options, E: sealed::Endian> Options for WithOtherEndian<O, E> {
 
 impl<O: Options, I: sealed::IntEncoding> sealed::Sealed for WithOtherIntEncoding<O, I> {}
 impl<O: Options, I: sealed::IntEncoding> Options for WithOtherIntEncoding<O, I> {
+    type KilnLimit = O::KilnLimit;
     fn kiln_options(&self) -> crate::Options {
         self.options.kiln_options()
     }
@@ -478,6 +503,7 @@ impl<O: Options, I: sealed::IntEncoding> Options for WithOtherIntEncoding<O, I> 
 
 impl<O: Options, T: sealed::Trailing> sealed::Sealed for WithOtherTrailing<O, T> {}
 impl<O: Options, T: sealed::Trailing> Options for WithOtherTrailing<O, T> {
+    type KilnLimit = O::KilnLimit;
     fn kiln_options(&self) -> crate::Options {
         self.options.kiln_options().allow_trailing_bytes(T::ALLOW)
     }
@@ -495,11 +521,29 @@ impl sealed::Limit for Bounded {
     fn bytes(&self) -> Option<u64> {
         Some(self.0)
     }
+
+    fn seed_from_reader<'a, R: Read, T: DeserializeSeed<'a>>(
+        opts: &crate::Options,
+        seed: T,
+        reader: R,
+    ) -> Result<T::Value> {
+        super::deserialize_from_seed_with::<R, T, true>(opts, seed, reader)
+    }
 }
 
 impl sealed::Limit for Infinite {
     fn bytes(&self) -> Option<u64> {
         None
+    }
+
+    /// Only option types without a limit name `Infinite` as their
+    /// `KilnLimit` (tests/stream_limits).
+    fn seed_from_reader<'a, R: Read, T: DeserializeSeed<'a>>(
+        opts: &crate::Options,
+        seed: T,
+        reader: R,
+    ) -> Result<T::Value> {
+        super::deserialize_from_seed_with::<R, T, false>(opts, seed, reader)
     }
 }
 

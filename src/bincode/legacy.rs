@@ -7,6 +7,7 @@ use std::io::{Read, Write};
 use serde::de::{DeserializeOwned, DeserializeSeed};
 use serde::{Deserialize, Serialize};
 
+use super::config::Resolved;
 use super::de::read::BincodeRead;
 use super::{DefaultOptions, Options, Result};
 
@@ -145,7 +146,9 @@ impl Config {
     /// # Errors
     /// As [`Options::deserialize_from`].
     pub fn deserialize_from<R: Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
-        with_options!(self, o => o.deserialize_from(reader))
+        // Both arms through one option type, so `T`'s stream decode is
+        // compiled once, not once per limit kind.
+        with_options!(self, o => Resolved(o.kiln_options()).deserialize_from(reader))
     }
 
     /// [`Options::deserialize_from_seed`] under this config.
@@ -157,7 +160,7 @@ impl Config {
         seed: T,
         reader: R,
     ) -> Result<T::Value> {
-        with_options!(self, o => o.deserialize_from_seed(seed, reader))
+        with_options!(self, o => Resolved(o.kiln_options()).deserialize_from_seed(seed, reader))
     }
 
     /// [`Options::deserialize_from_custom`] under this config.

@@ -259,7 +259,8 @@ pub fn deserialize<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
 /// assert!(matches!(*end, bincode::ErrorKind::Io(ref e) if e.kind() == std::io::ErrorKind::UnexpectedEof));
 /// ```
 pub fn deserialize_from<R: Read, T: DeserializeOwned>(reader: R) -> Result<T> {
-    deserialize_from_seed_with(&FREE, PhantomData, reader)
+    // The free functions have no byte limit: no limit test on any read.
+    deserialize_from_seed_with::<R, PhantomData<T>, false>(&FREE, PhantomData, reader)
 }
 
 /// Decodes one value from a custom [`BincodeRead`] with the free
@@ -353,12 +354,16 @@ fn deserialize_seed_with<'a, T: DeserializeSeed<'a>>(
     Ok(value)
 }
 
-fn deserialize_from_seed_with<'a, R: Read, T: DeserializeSeed<'a>>(
+/// `LIMITED` false (no limit test on any read) only for options whose type
+/// says they have no byte limit (`Options::KilnLimit`).
+fn deserialize_from_seed_with<'a, R: Read, T: DeserializeSeed<'a>, const LIMITED: bool>(
     opts: &crate::Options,
     seed: T,
     reader: R,
 ) -> Result<T::Value> {
-    let mut de = crate::de::Deserializer::from_reader(reader, opts.limits());
+    let limits = opts.limits();
+    let read = crate::read::IoRead::<R, LIMITED>::with_limit(reader, limits.limit);
+    let mut de = crate::de::Deserializer::new(read, limits);
     match seed.deserialize(&mut de) {
         Ok(v) => Ok(v),
         Err(e) => Err(from_kiln(e.or_offset(de.offset()))),
