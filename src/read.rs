@@ -367,8 +367,9 @@ impl<'de> Read<'de> for SliceRead<'de> {
 /// `std::io::BufReader` for speed.
 ///
 /// `LIMITED` is false only for the crate's functions that never take a
-/// total size limit (`kiln_serde::from_reader`, the bincode module's
-/// configurations without one): their reads test nothing for it.
+/// total size limit (`kiln_serde::from_reader`, `framed::from_reader`, the
+/// bincode module's configurations without one): their reads test
+/// nothing for it.
 pub struct IoRead<R, const LIMITED: bool = true> {
     reader: R,
     tally: Tally<LIMITED>,

@@ -1,9 +1,10 @@
 //! Stream reads with and without a total size limit.
 //!
 //! The functions whose types say there is no byte limit
-//! (`kiln_serde::from_reader`, the bincode module's free `deserialize_from`
-//! and its options whose limit type is `Infinite`) read a stream with no
-//! limit test at all; every other stream read tests the limit. This file
+//! (`kiln_serde::from_reader`, `framed::from_reader`, the bincode module's
+//! free `deserialize_from` and its options whose limit type is `Infinite`)
+//! read a stream with no limit test at all; every other stream read tests
+//! the limit. This file
 //! checks that the two kinds of reader give the same value or the same
 //! error (code and offset) at every cut of an input, and that every bincode
 //! option type that can carry a limit still honours it on a stream (an
@@ -197,4 +198,28 @@ fn bincode_unlimited_and_limited_agree_at_every_cut() {
             .map_err(|e| e.to_string());
         assert_eq!(free, lim, "cut {cut}");
     }
+}
+
+/// The free `framed::from_reader` (unlimited reader) and a `Schema`'s
+/// (limited reader, no limit) agree with each other and with the slice at
+/// every cut; a `Schema` with a limit still stops at it.
+#[test]
+fn framed_unlimited_and_limited_agree_at_every_cut() {
+    let bytes = kiln_serde::framed::to_vec(&rec()).unwrap();
+    let schema = kiln_serde::Schema::<Rec>::new().unwrap();
+    for cut in 0..=bytes.len() {
+        let input = &bytes[..cut];
+        let free = outcome(kiln_serde::framed::from_reader::<_, Rec>(input));
+        let kept = outcome(schema.from_reader(input));
+        let slice = outcome(kiln_serde::framed::from_slice::<Rec>(input));
+        assert_eq!(free, kept, "cut {cut}");
+        assert_eq!(free, slice, "cut {cut}");
+    }
+    assert_eq!(
+        kiln_serde::framed::from_reader::<_, Rec>(&bytes[..]).unwrap(),
+        rec()
+    );
+    let limited = schema.with_options(Options::new().with_limit(8));
+    let err = limited.from_reader(&bytes[..]).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Limit);
 }

@@ -159,7 +159,9 @@ pub(super) fn read_slice<'de, T: Deserialize<'de>>(
         .map_err(|e| e.shifted(FRAME_LEN as u64))
 }
 
-pub(super) fn read_stream<R: Read, T: DeserializeOwned>(
+/// `LIMITED` false (no limit test on any read) only for the free
+/// functions, whose options have no limit.
+pub(super) fn read_stream<R: Read, T: DeserializeOwned, const LIMITED: bool>(
     opts: &Options,
     mut reader: R,
     expected: impl FnOnce() -> Result<u64>,
@@ -167,7 +169,7 @@ pub(super) fn read_stream<R: Read, T: DeserializeOwned>(
 ) -> Result<T> {
     let header = frame::read_header(&mut reader)?;
     check_hash(opts, &header, expected, type_name)?;
-    opts.from_reader(&mut reader)
+    crate::de::from_reader::<_, T, LIMITED>(&mut reader, opts.limits())
         .map_err(|e| e.shifted(FRAME_LEN as u64))
 }
 

@@ -240,7 +240,7 @@ impl<T> Schema<T> {
     where
         T: DeserializeOwned,
     {
-        codec::read_stream(&self.opts, reader, || Ok(self.hash()), type_name::<T>())
+        codec::read_stream::<R, T, true>(&self.opts, reader, || Ok(self.hash()), type_name::<T>())
     }
 }
 

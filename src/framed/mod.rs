@@ -229,7 +229,8 @@ where
     R: Read,
     T: DeserializeOwned,
 {
-    codec::read_stream(
+    // The default options have no total size limit: no test for one.
+    codec::read_stream::<R, T, false>(
         &Options::DEFAULT,
         reader,
         schema::hash::<T>,
