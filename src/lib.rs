@@ -114,6 +114,7 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// kiln_serde::to_writer(&mut out, &"hi").unwrap();
 /// assert_eq!(out, [2, 0, 0, 0, b'h', b'i']);
 /// ```
+#[inline]
 pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(writer: W, value: &T) -> Result<()> {
     ser::to_writer(writer, value, &Limits::DEFAULT)
 }

@@ -287,6 +287,7 @@ fn buffer_full(needed: usize, capacity: usize) -> Error {
 }
 
 /// Serializes into an `io::Write`.
+#[inline]
 pub(crate) fn to_writer<W: io::Write, T: ?Sized + Serialize>(
     mut writer: W,
     value: &T,
