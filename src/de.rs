@@ -85,7 +85,15 @@ impl<'de> Deserializer<SliceRead<'de>> {
 impl<R: std::io::Read> Deserializer<IoRead<R>> {
     /// A deserializer reading from a stream.
     pub fn from_reader(reader: R, limits: &Limits) -> Self {
-        Deserializer::new(IoRead::new(reader, limits.limit), limits)
+        Deserializer::from_stream(reader, limits)
+    }
+}
+
+impl<R: std::io::Read, const LIMITED: bool> Deserializer<IoRead<R, LIMITED>> {
+    /// [`Deserializer::from_reader`] for either stream reader; `LIMITED`
+    /// false only where the caller's type says `limits` has no limit.
+    pub(crate) fn from_stream(reader: R, limits: &Limits) -> Self {
+        Deserializer::new(IoRead::with_limit(reader, limits.limit), limits)
     }
 }
 
@@ -320,10 +328,7 @@ pub(crate) fn from_reader<R: std::io::Read, T: de::DeserializeOwned, const LIMIT
     reader: R,
     limits: &Limits,
 ) -> Result<T> {
-    let mut de = Deserializer::new(
-        IoRead::<R, LIMITED>::with_limit(reader, limits.limit),
-        limits,
-    );
+    let mut de = Deserializer::<IoRead<R, LIMITED>>::from_stream(reader, limits);
     T::deserialize(&mut de).map_err(|e: Error| e.or_offset(de.offset()))
 }
 

@@ -378,10 +378,7 @@ pub struct IoRead<R, const LIMITED: bool = true> {
 impl<R: io::Read> IoRead<R> {
     /// A reader over a stream, optionally with a total size limit.
     pub fn new(reader: R, limit: Option<u64>) -> Self {
-        IoRead {
-            reader,
-            tally: Tally::new(limit),
-        }
+        IoRead::with_limit(reader, limit)
     }
 }
 

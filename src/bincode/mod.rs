@@ -361,9 +361,10 @@ fn deserialize_from_seed_with<'a, R: Read, T: DeserializeSeed<'a>, const LIMITED
     seed: T,
     reader: R,
 ) -> Result<T::Value> {
-    let limits = opts.limits();
-    let read = crate::read::IoRead::<R, LIMITED>::with_limit(reader, limits.limit);
-    let mut de = crate::de::Deserializer::new(read, limits);
+    let mut de = crate::de::Deserializer::<crate::read::IoRead<R, LIMITED>>::from_stream(
+        reader,
+        opts.limits(),
+    );
     match seed.deserialize(&mut de) {
         Ok(v) => Ok(v),
         Err(e) => Err(from_kiln(e.or_offset(de.offset()))),
