@@ -28,35 +28,21 @@ mod bytes;
 mod fields;
 mod key;
 mod map;
+mod public;
 
 use fields::visit_fields;
 use map::MapAccess;
+pub use public::Deserializer;
 
 /// Size hint for a stream, where the bytes that remain are unknown.
 const STREAM_HINT_CAP: usize = 4096;
 
-/// The Frozen deserializer, over a slice ([`Deserializer::from_slice`],
-/// zero-copy for `&str` and `&[u8]`) or a stream
-/// ([`Deserializer::from_reader`]).
-///
-/// The crate's functions ([`crate::from_slice`], [`Options`](crate::Options)'s
-/// methods) build one for you; build one yourself to drive a
-/// `DeserializeSeed`, or to read several values from one input and see
-/// where each ends.
-///
-/// # Examples
-///
-/// ```
-/// use kiln_serde::{de::Deserializer, Limits};
-/// use serde::Deserialize;
-///
-/// let mut de = Deserializer::from_slice(&[1, 2, 0], &Limits::DEFAULT);
-/// let a = u8::deserialize(&mut de).unwrap();
-/// let b = u16::deserialize(&mut de).unwrap();
-/// de.end().unwrap(); // TRAILING if bytes were left
-/// assert_eq!((a, b), (1, 2));
-/// ```
-pub struct Deserializer<R> {
+/// The decoder behind [`Deserializer`] and the crate's entry points. Its
+/// slice reads leave a short read's error pending (`Error::short_pending`):
+/// whoever holds the decoder completes it with [`Decoder::settle`] when the
+/// decode stops, so nothing the decoder drives is ever handed the
+/// decoder's address on a failing path.
+pub(crate) struct Decoder<R> {
     read: R,
     scratch: Vec<u8>,
     depth: u32,
@@ -70,30 +56,23 @@ pub struct Deserializer<R> {
     in_key: u32,
 }
 
-impl<'de> Deserializer<SliceRead<'de>> {
-    /// A deserializer reading from a slice (zero-copy for `&str`/`&[u8]`).
-    pub fn from_slice(slice: &'de [u8], limits: &Limits) -> Self {
-        Deserializer::new(SliceRead::new(slice, limits.limit), limits)
+impl<'de> Decoder<SliceRead<'de>> {
+    /// A decoder reading from a slice (zero-copy for `&str`/`&[u8]`).
+    pub(crate) fn from_slice(slice: &'de [u8], limits: &Limits) -> Self {
+        Decoder::new(SliceRead::new(slice, limits.limit), limits)
     }
 
     /// The bytes not read yet.
-    pub fn rest(&self) -> &'de [u8] {
+    pub(crate) fn rest(&self) -> &'de [u8] {
         self.read.rest()
     }
 }
 
-impl<R: std::io::Read> Deserializer<IoRead<R>> {
-    /// A deserializer reading from a stream.
-    pub fn from_reader(reader: R, limits: &Limits) -> Self {
-        Deserializer::from_stream(reader, limits)
-    }
-}
-
-impl<R: std::io::Read, const LIMITED: bool> Deserializer<IoRead<R, LIMITED>> {
-    /// [`Deserializer::from_reader`] for either stream reader; `LIMITED`
-    /// false only where the caller's type says `limits` has no limit.
+impl<R: std::io::Read, const LIMITED: bool> Decoder<IoRead<R, LIMITED>> {
+    /// A decoder reading from a stream; `LIMITED` false only where the
+    /// caller's type says `limits` has no limit.
     pub(crate) fn from_stream(reader: R, limits: &Limits) -> Self {
-        Deserializer::new(IoRead::with_limit(reader, limits.limit), limits)
+        Decoder::new(IoRead::with_limit(reader, limits.limit), limits)
     }
 }
 
@@ -101,10 +80,10 @@ const ANY_MSG: &str = "Kiln is not self-describing, so deserialize_any is not su
      the type uses #[serde(untagged)], #[serde(flatten)], an internally or adjacently \
      tagged enum, or a dynamic value type (serde_json::Value); give it a concrete shape";
 
-impl<'de, R: Read<'de>> Deserializer<R> {
-    /// A deserializer over any reader.
-    pub fn new(read: R, limits: &Limits) -> Self {
-        Deserializer {
+impl<'de, R: Read<'de>> Decoder<R> {
+    /// A decoder over any reader.
+    pub(crate) fn new(read: R, limits: &Limits) -> Self {
+        Decoder {
             read,
             scratch: Vec::new(),
             depth: 0,
@@ -116,13 +95,20 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     }
 
     /// Byte offset of the next byte to read.
-    pub fn offset(&self) -> u64 {
+    pub(crate) fn offset(&self) -> u64 {
         self.read.offset()
+    }
+
+    /// `e` as it leaves the decoder: a read's pending error completed
+    /// ([`Read::settle`]), and the current offset on an error without one.
+    #[inline(always)]
+    pub(crate) fn settle(&self, e: Error) -> Error {
+        self.read.settle(e).or_offset(self.read.offset())
     }
 
     /// Fails with TRAILING unless every byte was consumed (slices only; a
     /// stream cannot tell).
-    pub fn end(&mut self) -> Result<()> {
+    pub(crate) fn end(&mut self) -> Result<()> {
         match self.read.trailing() {
             0 => Ok(()),
             n => Err(Error::at_fmt(
@@ -134,7 +120,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     }
 
     /// Gives the reader back.
-    pub fn into_reader(self) -> R {
+    pub(crate) fn into_reader(self) -> R {
         self.read
     }
 
@@ -303,8 +289,8 @@ pub(crate) fn from_slice<'de, T: de::Deserialize<'de>>(
     limits: &Limits,
     allow_trailing: bool,
 ) -> Result<T> {
-    let mut de = Deserializer::from_slice(bytes, limits);
-    let v = T::deserialize(&mut de).map_err(|e: Error| e.or_offset(de.offset()))?;
+    let mut de = Decoder::from_slice(bytes, limits);
+    let v = T::deserialize(&mut de).map_err(|e: Error| de.settle(e))?;
     if !allow_trailing {
         de.end()?;
     }
@@ -316,8 +302,8 @@ pub(crate) fn take_from_slice<'de, T: de::Deserialize<'de>>(
     bytes: &'de [u8],
     limits: &Limits,
 ) -> Result<(T, &'de [u8])> {
-    let mut de = Deserializer::from_slice(bytes, limits);
-    let v = T::deserialize(&mut de).map_err(|e: Error| e.or_offset(de.offset()))?;
+    let mut de = Decoder::from_slice(bytes, limits);
+    let v = T::deserialize(&mut de).map_err(|e: Error| de.settle(e))?;
     Ok((v, de.rest()))
 }
 
@@ -328,8 +314,8 @@ pub(crate) fn from_reader<R: std::io::Read, T: de::DeserializeOwned, const LIMIT
     reader: R,
     limits: &Limits,
 ) -> Result<T> {
-    let mut de = Deserializer::<IoRead<R, LIMITED>>::from_stream(reader, limits);
-    T::deserialize(&mut de).map_err(|e: Error| e.or_offset(de.offset()))
+    let mut de = Decoder::<IoRead<R, LIMITED>>::from_stream(reader, limits);
+    T::deserialize(&mut de).map_err(|e: Error| de.settle(e))
 }
 
 /// Runs `seed` over a slice (for `deserialize_seed`-style APIs).
@@ -339,10 +325,8 @@ pub(crate) fn seed_from_slice<'de, S: DeserializeSeed<'de>>(
     limits: &Limits,
     allow_trailing: bool,
 ) -> Result<S::Value> {
-    let mut de = Deserializer::from_slice(bytes, limits);
-    let v = seed
-        .deserialize(&mut de)
-        .map_err(|e: Error| e.or_offset(de.offset()))?;
+    let mut de = Decoder::from_slice(bytes, limits);
+    let v = seed.deserialize(&mut de).map_err(|e: Error| de.settle(e))?;
     if !allow_trailing {
         de.end()?;
     }
@@ -362,7 +346,7 @@ macro_rules! de_le {
     };
 }
 
-impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
+impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Decoder<R> {
     type Error = Error;
 
     #[cold]
@@ -427,11 +411,11 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         match r {
             Reference::Borrowed(b) => match crate::raw::str_from_utf8(b) {
                 Ok(s) => visitor.visit_borrowed_str(s),
-                Err(e) => Err(Deserializer::<R>::utf8_error(at, e)),
+                Err(e) => Err(Decoder::<R>::utf8_error(at, e)),
             },
             Reference::Copied(b) => match crate::raw::str_from_utf8(b) {
                 Ok(s) => visitor.visit_str(s),
-                Err(e) => Err(Deserializer::<R>::utf8_error(at, e)),
+                Err(e) => Err(Decoder::<R>::utf8_error(at, e)),
             },
         }
         .map_err(|e: Error| e.or_offset(at))
@@ -665,7 +649,7 @@ fn not_0_or_1(detail: ErrorDetail, what: &str, b: u8, at: u64) -> Error {
 /// misread).
 #[inline]
 fn visit_seq_exact<'de, R: Read<'de>, V: Visitor<'de>>(
-    de: &mut Deserializer<R>,
+    de: &mut Decoder<R>,
     n: usize,
     hint: usize,
     at: u64,
@@ -681,7 +665,7 @@ fn visit_seq_exact<'de, R: Read<'de>, V: Visitor<'de>>(
 }
 
 struct SeqAccess<'a, R> {
-    de: &'a mut Deserializer<R>,
+    de: &'a mut Decoder<R>,
     left: usize,
     hint: usize,
 }
@@ -704,7 +688,7 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for SeqAccess<'_, R> {
     }
 }
 
-impl<'de, R: Read<'de>> de::EnumAccess<'de> for &mut Deserializer<R> {
+impl<'de, R: Read<'de>> de::EnumAccess<'de> for &mut Decoder<R> {
     type Error = Error;
     type Variant = Self;
 
@@ -719,7 +703,7 @@ impl<'de, R: Read<'de>> de::EnumAccess<'de> for &mut Deserializer<R> {
     }
 }
 
-impl<'de, R: Read<'de>> de::VariantAccess<'de> for &mut Deserializer<R> {
+impl<'de, R: Read<'de>> de::VariantAccess<'de> for &mut Decoder<R> {
     type Error = Error;
 
     #[inline]

@@ -118,6 +118,10 @@ struct ErrorImpl {
     message: String,
     io: Option<io::Error>,
     detail: ErrorDetail,
+    /// A slice read of this many bytes found too few, its offset and
+    /// wording not known yet (`SliceRead::settle` fills them in); 0 when
+    /// the error is complete.
+    pending: usize,
 }
 
 /// A Kiln error: a code, the byte offset of the fault, and a sentence.
@@ -168,6 +172,7 @@ impl Error {
             message: message.into(),
             io: None,
             detail: ErrorDetail::None,
+            pending: 0,
         }))
     }
 
@@ -220,6 +225,7 @@ impl Error {
             message: err.to_string(),
             io: Some(err),
             detail: ErrorDetail::None,
+            pending: 0,
         }))
     }
 
@@ -266,16 +272,44 @@ impl Error {
                 .is_some_and(|e| e.kind() == io::ErrorKind::UnexpectedEof)
     }
 
-    /// Sets the offset if none is known yet. Out of line: it sits on every
+    /// Sets the offset if none is known yet and the error is not a pending
+    /// short read (whose offset is the reader's position, set when it is
+    /// completed, not the enclosing value's). Out of line: it sits on every
     /// error path of the decoder, and inlined copies made the derived
     /// `deserialize` of small structs too big for LLVM to inline.
     #[cold]
     #[inline(never)]
     pub(crate) fn or_offset(mut self, offset: u64) -> Self {
-        if self.0.offset.is_none() {
+        if self.0.offset.is_none() && self.0.pending == 0 {
             self.0.offset = Some(offset);
         }
         self
+    }
+
+    /// A slice read of `n` bytes (n > 0) that found too few: EOF or LIMIT,
+    /// without an offset until the reader completes it once the decode has
+    /// stopped (`SliceRead::settle`; a failed read does not move the
+    /// reader, and the decode stops at the first error). Takes nothing
+    /// from the reader, so that a read that can fail does not hand the
+    /// reader's address to a call: the decoder then stays in registers.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn short_pending(n: usize) -> Self {
+        // Worded already, for a visitor that wraps it in an error of its
+        // own before the reader completes it.
+        let mut e = Self::new_fmt(
+            ErrorCode::Eof,
+            None,
+            format_args!("needs {n} bytes, more than remain"),
+        );
+        e.0.pending = n;
+        e
+    }
+
+    /// The byte count of a [`Self::short_pending`] error not completed yet.
+    #[inline]
+    pub(crate) fn pending(&self) -> usize {
+        self.0.pending
     }
 
     /// Adds `base` to the offset (for errors found in a sub-buffer).

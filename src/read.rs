@@ -133,6 +133,15 @@ pub trait Read<'de>: private::Sealed {
     /// ignoring any total size limit (0 for streams, which cannot tell).
     fn trailing(&self) -> usize;
 
+    /// `e` completed: an error a read of this reader left pending
+    /// ([`Error::short_pending`]) gets its code, offset and wording.
+    /// Entry points call it once the decode has stopped.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn settle(&self, e: Error) -> Error {
+        e
+    }
+
     /// Reads exactly `N` bytes. Short input: EOF at the offset of the first
     /// of them (or LIMIT when the total limit is what stops it).
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]>;
@@ -245,32 +254,48 @@ impl<'de> SliceRead<'de> {
         self.full.get(self.pos()..).unwrap_or(&[])
     }
 
-    /// [`Self::short`] at the current position (one small call per read).
-    #[cold]
-    #[inline(never)]
-    fn short_here(&self, n: usize) -> Error {
-        self.short(n, self.pos() as u64)
-    }
-
     #[cold]
     #[inline(never)]
     fn short(&self, n: usize, at: u64) -> Error {
-        if self.cur.data().len() < self.full.len() && self.full.len() - self.pos() >= n {
-            Error::at_fmt(
-                ErrorCode::Limit,
-                at,
-                format_args!(
-                    "reading {n} more bytes passes the size limit of {} bytes",
-                    self.cur.data().len()
-                ),
-            )
-        } else {
-            Error::at_fmt(
-                ErrorCode::Eof,
-                at,
-                format_args!("needs {n} bytes, only {} remain", self.unread().len()),
-            )
-        }
+        short_slice(n, at, self.pos(), self.cur.data().len(), self.full.len())
+    }
+}
+
+/// A slice read of `n` bytes at `at` that found too few: LIMIT when the
+/// input holds them but a total size limit (`readable` of the `full`
+/// bytes) stops the read, else EOF. `pos` is the reader's position.
+/// Takes values, not the reader, so that an error path does not make the
+/// reader's address escape.
+#[cold]
+#[inline(never)]
+fn short_slice(n: usize, at: u64, pos: usize, readable: usize, full: usize) -> Error {
+    if readable < full && full - pos >= n {
+        Error::at_fmt(
+            ErrorCode::Limit,
+            at,
+            format_args!("reading {n} more bytes passes the size limit of {readable} bytes"),
+        )
+    } else {
+        Error::at_fmt(
+            ErrorCode::Eof,
+            at,
+            format_args!(
+                "needs {n} bytes, only {} remain",
+                readable.saturating_sub(pos)
+            ),
+        )
+    }
+}
+
+/// An error from a slice read, with a [`Error::short_pending`] one
+/// completed at the reader's position `pos` (a failed read does not move
+/// it, and the decode stops at the first error).
+#[cold]
+#[inline(never)]
+fn settle_slice(e: Error, pos: usize, readable: usize, full: usize) -> Error {
+    match e.pending() {
+        0 => e,
+        n => short_slice(n, pos as u64, pos, readable, full),
     }
 }
 
@@ -287,6 +312,11 @@ impl<'de> Read<'de> for SliceRead<'de> {
         Some(self.unread().len())
     }
 
+    #[inline(always)]
+    fn settle(&self, e: Error) -> Error {
+        settle_slice(e, self.pos(), self.cur.data().len(), self.full.len())
+    }
+
     fn trailing(&self) -> usize {
         self.full.len() - self.pos()
     }
@@ -295,7 +325,7 @@ impl<'de> Read<'de> for SliceRead<'de> {
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
         match self.cur.read_array::<N>() {
             Some(head) => Ok(head),
-            None => Err(self.short_here(N)),
+            None => Err(Error::short_pending(N)),
         }
     }
 

@@ -342,10 +342,10 @@ fn deserialize_seed_with<'a, T: DeserializeSeed<'a>>(
     seed: T,
     bytes: &'a [u8],
 ) -> Result<T::Value> {
-    let mut de = crate::de::Deserializer::from_slice(bytes, opts.limits());
+    let mut de = crate::de::Decoder::from_slice(bytes, opts.limits());
     let value = match seed.deserialize(&mut de) {
         Ok(v) => v,
-        Err(e) => return Err(from_kiln(e.or_offset(de.offset()))),
+        Err(e) => return Err(from_kiln(de.settle(e))),
     };
     // `rest()` runs to the real end of the slice, also under a byte limit.
     if !opts.allows_trailing_bytes() && !de.rest().is_empty() {
@@ -361,13 +361,11 @@ fn deserialize_from_seed_with<'a, R: Read, T: DeserializeSeed<'a>, const LIMITED
     seed: T,
     reader: R,
 ) -> Result<T::Value> {
-    let mut de = crate::de::Deserializer::<crate::read::IoRead<R, LIMITED>>::from_stream(
-        reader,
-        opts.limits(),
-    );
+    let mut de =
+        crate::de::Decoder::<crate::read::IoRead<R, LIMITED>>::from_stream(reader, opts.limits());
     match seed.deserialize(&mut de) {
         Ok(v) => Ok(v),
-        Err(e) => Err(from_kiln(e.or_offset(de.offset()))),
+        Err(e) => Err(from_kiln(de.settle(e))),
     }
 }
 

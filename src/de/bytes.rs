@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use serde::de::{self, Deserialize, Visitor};
 
-use super::Deserializer;
+use super::Decoder;
 use crate::error::{Error, Result};
 use crate::read::{Read, Reference, SliceRead};
 
@@ -94,7 +94,7 @@ impl<'de> de::Deserializer<'de> for &mut Probe {
 /// `Vec`, so the visitor it hands to `deserialize_seq` is serde's own:
 /// the seq is read as [`bulk_kind`] would, without its run-time check
 /// (a lock's state and a `TypeId` per `Vec`: callgrind, `updates` decode).
-pub(super) struct KnownVec<'a, R>(pub(super) &'a mut Deserializer<R>);
+pub(super) struct KnownVec<'a, R>(pub(super) &'a mut Decoder<R>);
 
 impl<'de, R: Read<'de>> de::Deserializer<'de> for KnownVec<'_, R> {
     type Error = Error;
@@ -120,7 +120,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for KnownVec<'_, R> {
 /// a copy through the scratch buffer costs more than a few reads.
 const STREAM_BULK_MIN: usize = 32;
 
-impl<'de, R: Read<'de>> Deserializer<R> {
+impl<'de, R: Read<'de>> Decoder<R> {
     /// The `n` elements, whose count was just read, of the `Vec` (`T`)
     /// of [`bulk_kind`]'s element `kind`, with one copy: `None` (nothing
     /// read) when the input may not hold them all.
@@ -195,10 +195,10 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         }
         // `scratch` holds exactly the `len` bytes, so the slice decode
         // below takes its bulk path (never `None`).
-        let mut bytes = Deserializer::new(SliceRead::new(&self.scratch, None), &self.limits);
+        let mut bytes = Decoder::new(SliceRead::new(&self.scratch, None), &self.limits);
         bytes
             .bulk_vec::<T, true>(n, kind)
-            .map_err(|e| e.shifted(at))
+            .map_err(|e| bytes.settle(e).shifted(at))
     }
 
     /// `f` of the bytes of `n` elements of `w` bytes each and their

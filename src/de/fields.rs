@@ -17,7 +17,7 @@
 //! the inlined bodies made every recursion level's stack frame larger
 //! (`tests/bincode_depth.rs`).
 //!
-//! `Option<P>` fields the same way ([`Deserializer::option_field`]: serde's
+//! `Option<P>` fields the same way ([`Decoder::option_field`]: serde's
 //! `Option` impl stayed out of line, a call per field): `updates` decode
 //! 29.66M -> 29.00M / 30.99M -> 30.42M, `savedata` 12.37M -> 12.31M /
 //! 13.05M -> 13.01M. A `Vec<E>` field, `E` a bulk type, goes to
@@ -35,7 +35,7 @@
 use serde::de::value::{BorrowedStrDeserializer, StringDeserializer};
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
-use super::Deserializer;
+use super::Decoder;
 use crate::error::{Error, Result};
 use crate::read::{Read, Reference};
 
@@ -50,7 +50,7 @@ use crate::read::{Read, Reference};
 /// `mesh` decode, LTO, 1.6 ms -> 2.5 ms).
 #[inline]
 pub(super) fn visit_fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool>(
-    de: &mut Deserializer<R>,
+    de: &mut Decoder<R>,
     n: usize,
     hint: usize,
     at: u64,
@@ -70,7 +70,7 @@ pub(super) fn visit_fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool>(
 /// enum value's offset.
 #[inline]
 pub(super) fn variant_fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool>(
-    de: &mut Deserializer<R>,
+    de: &mut Decoder<R>,
     n: usize,
     visitor: V,
 ) -> Result<V::Value> {
@@ -82,7 +82,7 @@ pub(super) fn variant_fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool
 }
 
 struct Fields<'a, R, const KEY: bool> {
-    de: &'a mut Deserializer<R>,
+    de: &'a mut Decoder<R>,
     left: &'a mut usize,
     hint: usize,
 }
@@ -127,13 +127,13 @@ impl<'de, R: Read<'de>, const KEY: bool> de::SeqAccess<'de> for Fields<'_, R, KE
         }
         option_of!(bool, u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, f32, f64);
         if id == typeid::of::<Option<&str>>() {
-            let read = |de: &mut Deserializer<R>| de.str_field().map(BorrowedStr);
+            let read = |de: &mut Decoder<R>| de.str_field().map(BorrowedStr);
             return self.de.option_field::<T, _>(read).map(Some);
         }
         if id == typeid::of::<Option<String>>() {
             return self
                 .de
-                .option_field::<T, String>(Deserializer::string_field)
+                .option_field::<T, String>(Decoder::string_field)
                 .map(Some);
         }
         T::deserialize(&mut *self.de).map(Some)
@@ -145,7 +145,7 @@ impl<'de, R: Read<'de>, const KEY: bool> de::SeqAccess<'de> for Fields<'_, R, KE
     }
 }
 
-impl<'de, R: Read<'de>> Deserializer<R> {
+impl<'de, R: Read<'de>> Decoder<R> {
     /// An `Option<P>` field (`T`), `P` read by `read`: `deserialize_option`
     /// inlined (serde's `Option` impl is not: a call and five registers
     /// saved per field), the value handed to `T`'s `Deserialize` through
@@ -178,12 +178,12 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         let (r, at) = self.bytes_value()?;
         match r {
             Reference::Borrowed(b) => {
-                crate::raw::str_from_utf8(b).map_err(|e| Deserializer::<R>::utf8_error(at, e))
+                crate::raw::str_from_utf8(b).map_err(|e| Decoder::<R>::utf8_error(at, e))
             }
             Reference::Copied(b) => Err(match crate::raw::str_from_utf8(b) {
                 // What serde's visitor says of a string it cannot borrow.
                 Ok(s) => de::Error::invalid_type(de::Unexpected::Str(s), &"a borrowed string"),
-                Err(e) => Deserializer::<R>::utf8_error(at, e),
+                Err(e) => Decoder::<R>::utf8_error(at, e),
             }
             .or_offset(at)),
         }
@@ -200,7 +200,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         };
         match crate::raw::str_from_utf8(b) {
             Ok(s) => Ok(s.to_owned()),
-            Err(e) => Err(Deserializer::<R>::utf8_error(at, e)),
+            Err(e) => Err(Decoder::<R>::utf8_error(at, e)),
         }
     }
 }

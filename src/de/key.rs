@@ -15,11 +15,11 @@
 
 use serde::de::{self, DeserializeSeed, Visitor};
 
-use super::Deserializer;
+use super::Decoder;
 use crate::error::{Error, Result};
 use crate::read::Read;
 
-impl<'de, R: Read<'de>> Deserializer<R> {
+impl<'de, R: Read<'de>> Decoder<R> {
     /// `deserialize_seq` inside a map key.
     #[inline(never)]
     pub(super) fn key_seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
@@ -46,7 +46,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
 }
 
 struct KeySeqAccess<'a, R> {
-    de: &'a mut Deserializer<R>,
+    de: &'a mut Decoder<R>,
     left: usize,
     hint: usize,
     all_u8: bool,
@@ -77,7 +77,7 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for KeySeqAccess<'_, R> {
 /// The deserializer of one element of a key's seq: the plain one, noting
 /// whether the element was exactly one `deserialize_u8`.
 struct U8Probe<'a, R> {
-    de: &'a mut Deserializer<R>,
+    de: &'a mut Decoder<R>,
     is_u8: &'a mut bool,
 }
 
@@ -189,7 +189,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for U8Probe<'_, R> {
 
 /// An enum inside a key's seq: the plain deserializer's `EnumAccess` and
 /// `VariantAccess`, with the variant's fields read by `fields::visit_fields`.
-struct KeyEnum<'a, R>(&'a mut Deserializer<R>);
+struct KeyEnum<'a, R>(&'a mut Decoder<R>);
 
 impl<'de, R: Read<'de>> de::EnumAccess<'de> for KeyEnum<'_, R> {
     type Error = Error;

@@ -8,12 +8,12 @@
 
 use serde::de::{self, DeserializeSeed};
 
-use super::Deserializer;
+use super::Decoder;
 use crate::error::{Error, ErrorCode, Result};
 use crate::read::Read;
 
 pub(super) struct MapAccess<'a, R> {
-    pub(super) de: &'a mut Deserializer<R>,
+    pub(super) de: &'a mut Decoder<R>,
     pub(super) left: usize,
     pub(super) hint: usize,
     /// Capture range of the previous key's sort bytes.
@@ -70,13 +70,13 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for MapAccess<'_, R> {
     }
 }
 
-impl<'de, R: Read<'de>> Deserializer<R> {
+impl<'de, R: Read<'de>> Decoder<R> {
     /// One map key of a stream, read by a deserializer over the stream's
     /// [`Read::Key`] reader with this one's state (depth, size-hint budget,
     /// scratch buffer), which it takes back afterwards.
     #[inline]
     fn recorded_key<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<K::Value> {
-        let mut kd = Deserializer {
+        let mut kd = Decoder {
             read: self.read.key_reader(),
             scratch: std::mem::take(&mut self.scratch),
             depth: self.depth,
@@ -86,7 +86,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
             in_key: self.in_key,
         };
         let r = seed.deserialize(&mut kd);
-        let Deserializer {
+        let Decoder {
             scratch,
             depth,
             hinted,

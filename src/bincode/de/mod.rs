@@ -36,7 +36,7 @@ use super::{Error, ErrorKind, Result};
 /// assert_eq!(v, (7, "seven"));
 /// ```
 pub struct Deserializer<R, O: Options> {
-    de: crate::de::Deserializer<Bridge<R>>,
+    de: crate::de::Decoder<Bridge<R>>,
     _options: O,
 }
 
@@ -61,7 +61,7 @@ impl<'de, R: BincodeRead<'de>, O: Options> Deserializer<R, O> {
         let kiln = options.kiln_options();
         let limits = kiln.limits();
         Deserializer {
-            de: crate::de::Deserializer::new(Bridge::new(r, limits.limit()), limits),
+            de: crate::de::Decoder::new(Bridge::new(r, limits.limit()), limits),
             _options: options,
         }
     }
@@ -93,7 +93,7 @@ macro_rules! forward {
         $(
             fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
                 let r = (&mut self.de).$method($($arg,)* visitor);
-                r.map_err(|e| passing(e.or_offset(self.de.offset())))
+                r.map_err(|e| passing(self.de.settle(e)))
             }
         )*
     };
