@@ -212,3 +212,36 @@ fn a_visitor_wrapping_a_short_read_sees_a_worded_eof() {
     assert_eq!(e.offset(), Some(0));
     assert_eq!(e.message(), "wrapped: EOF: needs 4 bytes, more than remain");
 }
+
+/// The documented edge (README, "Decoding one small message"): a
+/// `Deserialize` impl that catches a short read, reads on, and then
+/// returns that same error gets the offset where it stopped reading.
+#[test]
+fn an_error_returned_after_reading_on_is_placed_where_reading_stopped() {
+    #[derive(Debug)]
+    struct Stubborn;
+    impl<'de> Deserialize<'de> for Stubborn {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = Stubborn;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a u64 or two u8")
+                }
+                fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                    self,
+                    mut seq: A,
+                ) -> Result<Stubborn, A::Error> {
+                    let first = seq.next_element::<u64>().map(|_| ());
+                    let e = first.expect_err("3 bytes hold no u64");
+                    seq.next_element::<u8>()?;
+                    seq.next_element::<u8>()?;
+                    Err(e)
+                }
+            }
+            d.deserialize_tuple(8, V)
+        }
+    }
+    let e = kiln_serde::from_slice::<Stubborn>(&[1, 2, 3]).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (ErrorCode::Eof, Some(2)), "{e}");
+}
