@@ -58,6 +58,7 @@ pub(crate) struct Decoder<R> {
 
 impl<'de> Decoder<SliceRead<'de>> {
     /// A decoder reading from a slice (zero-copy for `&str`/`&[u8]`).
+    #[inline]
     pub(crate) fn from_slice(slice: &'de [u8], limits: &Limits) -> Self {
         Decoder::new(SliceRead::new(slice, limits.limit), limits)
     }
@@ -82,6 +83,7 @@ const ANY_MSG: &str = "Kiln is not self-describing, so deserialize_any is not su
 
 impl<'de, R: Read<'de>> Decoder<R> {
     /// A decoder over any reader.
+    #[inline]
     pub(crate) fn new(read: R, limits: &Limits) -> Self {
         Decoder {
             read,

@@ -16,6 +16,10 @@ use std::io;
 use crate::error::{Error, ErrorCode, Result};
 use crate::raw::Cursor;
 
+mod key;
+
+pub use key::KeyRead;
+
 /// Largest single growth of a stream's scratch buffer.
 pub(crate) const CHUNK: usize = 64 * 1024;
 
@@ -227,6 +231,7 @@ pub struct SliceRead<'de> {
 
 impl<'de> SliceRead<'de> {
     /// A reader over the whole slice, optionally with a total size limit.
+    #[inline]
     pub fn new(slice: &'de [u8], limit: Option<u64>) -> Self {
         let end = match limit {
             Some(l) => usize::try_from(l).map_or(slice.len(), |l| l.min(slice.len())),
@@ -253,13 +258,11 @@ impl<'de> SliceRead<'de> {
     pub fn rest(&self) -> &'de [u8] {
         self.full.get(self.pos()..).unwrap_or(&[])
     }
-
-    #[cold]
-    #[inline(never)]
-    fn short(&self, n: usize, at: u64) -> Error {
-        short_slice(n, at, self.pos(), self.cur.data().len(), self.full.len())
-    }
 }
+
+/// The largest byte count a pending short read holds (its word keeps 8
+/// bits for `back` and 2 for the tag).
+const PENDING_MAX: u64 = 1 << 54;
 
 /// A slice read of `n` bytes at `at` that found too few: LIMIT when the
 /// input holds them but a total size limit (`readable` of the `full`
@@ -294,8 +297,8 @@ fn short_slice(n: usize, at: u64, pos: usize, readable: usize, full: usize) -> E
 #[inline(never)]
 fn settle_slice(e: Error, pos: usize, readable: usize, full: usize) -> Error {
     match e.pending() {
-        0 => e,
-        n => short_slice(n, pos as u64, pos, readable, full),
+        None => e,
+        Some((n, back)) => short_slice(n, (pos as u64).saturating_sub(back), pos, readable, full),
     }
 }
 
@@ -325,7 +328,7 @@ impl<'de> Read<'de> for SliceRead<'de> {
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
         match self.cur.read_array::<N>() {
             Some(head) => Ok(head),
-            None => Err(Error::short_pending(N)),
+            None => Err(Error::short_pending(N, 0)),
         }
     }
 
@@ -338,7 +341,16 @@ impl<'de> Read<'de> for SliceRead<'de> {
     ) -> Result<Reference<'de, 's>> {
         match self.cur.take(n) {
             Some(head) => Ok(Reference::Borrowed(head)),
-            None => Err(self.short(n, at)),
+            None => {
+                // `at` is the value's start, a few bytes back at most (a
+                // str's count), so the error is pending as a read's is.
+                let pos = self.pos();
+                let back = (pos as u64).wrapping_sub(at);
+                Err(match u8::try_from(back) {
+                    Ok(back) if (n as u64) < PENDING_MAX => Error::short_pending(n, back),
+                    _ => short_slice(n, at, pos, self.cur.data().len(), self.full.len()),
+                })
+            }
         }
     }
 
@@ -632,120 +644,6 @@ impl<const LIMITED: bool> Tally<LIMITED> {
         if self.open_maps == 0 {
             self.record.clear();
         }
-    }
-}
-
-/// The reader of a stream's map key (and of everything nested in it): the
-/// stream's own reads, each also appended to its key record, so that the
-/// key can be compared with the one before it (spec 2.1). A type of its
-/// own, so that the test "inside a key?" is made once per key, not on
-/// every read of the stream.
-pub struct KeyRead<'k, S> {
-    inner: &'k mut S,
-}
-
-impl<'k, S> KeyRead<'k, S> {
-    pub(crate) fn new(inner: &'k mut S) -> Self {
-        KeyRead { inner }
-    }
-
-    /// Records the bytes a read handed out: `lent` when borrowed, else the
-    /// scratch buffer's contents (a stream's copies are always all of it).
-    fn recorded<'de, 's>(
-        &mut self,
-        lent: Option<&'de [u8]>,
-        scratch: &'s [u8],
-    ) -> Reference<'de, 's>
-    where
-        S: Read<'de>,
-    {
-        match lent {
-            Some(b) => {
-                self.inner.record(b);
-                Reference::Borrowed(b)
-            }
-            None => {
-                self.inner.record(scratch);
-                Reference::Copied(scratch)
-            }
-        }
-    }
-}
-
-impl<S> private::Sealed for KeyRead<'_, S> {}
-
-impl<'de, S: Read<'de>> Read<'de> for KeyRead<'_, S> {
-    #[inline]
-    fn offset(&self) -> u64 {
-        self.inner.offset()
-    }
-
-    #[inline]
-    fn remaining(&self) -> Option<usize> {
-        self.inner.remaining()
-    }
-
-    fn trailing(&self) -> usize {
-        self.inner.trailing()
-    }
-
-    #[inline]
-    fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let out = self.inner.read_array::<N>()?;
-        self.inner.record(&out);
-        Ok(out)
-    }
-
-    fn take<'s>(
-        &'s mut self,
-        n: usize,
-        at: u64,
-        scratch: &'s mut Vec<u8>,
-    ) -> Result<Reference<'de, 's>> {
-        let lent = self.inner.take(n, at, scratch)?.borrowed();
-        Ok(self.recorded(lent, scratch))
-    }
-
-    fn tensors_block<'s>(
-        &'s mut self,
-        limits: &crate::limits::Limits,
-        scratch: &'s mut Vec<u8>,
-    ) -> Result<Reference<'de, 's>> {
-        let lent = self.inner.tensors_block(limits, scratch)?.borrowed();
-        Ok(self.recorded(lent, scratch))
-    }
-
-    /// Keys inside a key are read by this same reader.
-    type Key<'j>
-        = KeyRead<'j, S>
-    where
-        Self: 'j;
-    const KEYS_APART: bool = false;
-
-    fn key_reader(&mut self) -> Self::Key<'_> {
-        KeyRead::new(&mut *self.inner)
-    }
-
-    #[inline]
-    fn record(&mut self, bytes: &[u8]) {
-        self.inner.record(bytes);
-    }
-
-    #[inline]
-    fn mark(&self) -> usize {
-        self.inner.mark()
-    }
-
-    fn captured(&self, from: usize, to: usize) -> &[u8] {
-        self.inner.captured(from, to)
-    }
-
-    fn map_open(&mut self) {
-        self.inner.map_open();
-    }
-
-    fn map_close(&mut self) {
-        self.inner.map_close();
     }
 }
 

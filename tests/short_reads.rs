@@ -62,23 +62,24 @@ fn outcome<T>(r: kiln_serde::Result<T>) -> Outcome {
 
 /// Every slice way in, at `input`; all must agree.
 fn every_way(input: &[u8], limits: &Limits) -> Outcome {
+    every_way_as::<Tick>(input, limits)
+}
+
+fn every_way_as<T: for<'de> Deserialize<'de>>(input: &[u8], limits: &Limits) -> Outcome {
     let opts = Options::new().with_limits(*limits);
     let by_hand = {
         let mut de = Deserializer::from_slice(input, limits);
-        outcome(Tick::deserialize(&mut de).and_then(|v| de.end().map(|()| v)))
+        outcome(T::deserialize(&mut de).and_then(|v| de.end().map(|()| v)))
     };
     let ways = [
-        (
-            "Options::from_slice",
-            outcome(opts.from_slice::<Tick>(input)),
-        ),
+        ("Options::from_slice", outcome(opts.from_slice::<T>(input))),
         (
             "Options::take_from_slice",
-            outcome(opts.take_from_slice::<Tick>(input)),
+            outcome(opts.take_from_slice::<T>(input)),
         ),
         (
             "Options::from_slice_seed",
-            outcome(opts.from_slice_seed(PhantomData::<Tick>, input)),
+            outcome(opts.from_slice_seed(PhantomData::<T>, input)),
         ),
         ("Deserializer by hand", by_hand),
     ];
@@ -244,4 +245,48 @@ fn an_error_returned_after_reading_on_is_placed_where_reading_stopped() {
     }
     let e = kiln_serde::from_slice::<Stubborn>(&[1, 2, 3]).unwrap_err();
     assert_eq!((e.code(), e.offset()), (ErrorCode::Eof, Some(2)), "{e}");
+}
+
+/// A str's content cut short fails at the str's first byte (its count),
+/// as EOF on a short input and as LIMIT under a size limit, every way in.
+#[test]
+fn a_short_str_fails_at_its_count_every_way_in() {
+    #[derive(Serialize, Deserialize)]
+    struct Named {
+        a: u8,
+        name: String,
+        text: &'static str,
+        b: u16,
+    }
+    // `&'static str` cannot borrow: decode as an owned twin.
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Owned {
+        a: u8,
+        name: String,
+        text: String,
+        b: u16,
+    }
+    let bytes = kiln_serde::to_vec(&Named {
+        a: 1,
+        name: "kiln".into(),
+        text: "serde",
+        b: 2,
+    })
+    .unwrap();
+    // a at 0, name at 1 (content 5..9), text at 9 (content 13..18), b at 18.
+    assert_eq!(bytes.len(), 20);
+    let at = |cut: usize| match cut {
+        0 => 0,
+        1..=8 => 1,
+        9..=17 => 9,
+        _ => 18,
+    };
+    for cut in 0..bytes.len() {
+        let (code, off, _) = every_way_as::<Owned>(&bytes[..cut], &Limits::DEFAULT).unwrap_err();
+        assert_eq!((code, off), (ErrorCode::Eof, Some(at(cut))), "cut {cut}");
+        let limits = Limits::DEFAULT.with_limit(cut as u64);
+        let (code, off, _) = every_way_as::<Owned>(&bytes, &limits).unwrap_err();
+        assert_eq!((code, off), (ErrorCode::Limit, Some(at(cut))), "cut {cut}");
+    }
 }
