@@ -32,6 +32,7 @@ mod public;
 
 use fields::visit_fields;
 use map::MapAccess;
+pub(crate) use public::forward_settled;
 pub use public::Deserializer;
 
 /// Size hint for a stream, where the bytes that remain are unknown.

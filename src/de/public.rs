@@ -10,7 +10,7 @@
 //! hand, on every value it is asked for, so its errors are the entry
 //! points' errors.
 
-use serde::de::{self, Visitor};
+use serde::de;
 
 use super::Decoder;
 use crate::error::Result;
@@ -91,55 +91,72 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     }
 }
 
-macro_rules! forward {
-    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {
+/// The body of a `serde::Deserializer` impl for a wrapper whose field `de`
+/// is a [`Decoder`]: every method forwarded, each error passed through
+/// `$settle(&self.de, e)`. Shared with the bincode module's deserializer.
+macro_rules! forward_settled {
+    ($settle:path) => {
+        $crate::de::forward_settled! {
+            $settle;
+            deserialize_any();
+            deserialize_bool();
+            deserialize_i8();
+            deserialize_i16();
+            deserialize_i32();
+            deserialize_i64();
+            deserialize_i128();
+            deserialize_u8();
+            deserialize_u16();
+            deserialize_u32();
+            deserialize_u64();
+            deserialize_u128();
+            deserialize_f32();
+            deserialize_f64();
+            deserialize_char();
+            deserialize_str();
+            deserialize_string();
+            deserialize_bytes();
+            deserialize_byte_buf();
+            deserialize_option();
+            deserialize_unit();
+            deserialize_unit_struct(name: &'static str);
+            deserialize_newtype_struct(name: &'static str);
+            deserialize_seq();
+            deserialize_tuple(len: usize);
+            deserialize_tuple_struct(name: &'static str, len: usize);
+            deserialize_map();
+            deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+            deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+            deserialize_identifier();
+            deserialize_ignored_any();
+        }
+
+        fn is_human_readable(&self) -> bool {
+            false
+        }
+    };
+    ($settle:path; $($method:ident($($arg:ident: $ty:ty),*);)*) => {
         $(
-            fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
+            fn $method<V: serde::de::Visitor<'de>>(
+                self,
+                $($arg: $ty,)*
+                visitor: V,
+            ) -> std::result::Result<V::Value, Self::Error> {
                 let r = (&mut self.de).$method($($arg,)* visitor);
-                r.map_err(|e| self.de.settle(e))
+                r.map_err(|e| $settle(&self.de, e))
             }
         )*
     };
+}
+pub(crate) use forward_settled;
+
+/// [`Decoder::settle`], as [`forward_settled`] calls it.
+fn settle<'de, R: Read<'de>>(de: &Decoder<R>, e: crate::error::Error) -> crate::error::Error {
+    de.settle(e)
 }
 
 impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
     type Error = crate::error::Error;
 
-    forward! {
-        deserialize_any();
-        deserialize_bool();
-        deserialize_i8();
-        deserialize_i16();
-        deserialize_i32();
-        deserialize_i64();
-        deserialize_i128();
-        deserialize_u8();
-        deserialize_u16();
-        deserialize_u32();
-        deserialize_u64();
-        deserialize_u128();
-        deserialize_f32();
-        deserialize_f64();
-        deserialize_char();
-        deserialize_str();
-        deserialize_string();
-        deserialize_bytes();
-        deserialize_byte_buf();
-        deserialize_option();
-        deserialize_unit();
-        deserialize_unit_struct(name: &'static str);
-        deserialize_newtype_struct(name: &'static str);
-        deserialize_seq();
-        deserialize_tuple(len: usize);
-        deserialize_tuple_struct(name: &'static str, len: usize);
-        deserialize_map();
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
-        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-        deserialize_identifier();
-        deserialize_ignored_any();
-    }
-
-    fn is_human_readable(&self) -> bool {
-        false
-    }
+    forward_settled!(settle);
 }

@@ -11,13 +11,11 @@ pub mod read;
 
 use std::io;
 
-use serde::de::Visitor;
-
 use self::bridge::Bridge;
 use self::read::{BincodeRead, IoReader, SliceReader};
 use super::config::Options;
 use super::error::from_kiln;
-use super::{Error, ErrorKind, Result};
+use super::{Error, ErrorKind};
 
 /// bincode 1.3's deserializer: reads Kiln's bytes from a [`BincodeRead`].
 ///
@@ -88,55 +86,13 @@ pub(crate) fn passing(err: crate::Error) -> Error {
     from_kiln(err)
 }
 
-macro_rules! forward {
-    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {
-        $(
-            fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
-                let r = (&mut self.de).$method($($arg,)* visitor);
-                r.map_err(|e| passing(self.de.settle(e)))
-            }
-        )*
-    };
+/// [`crate::de::Decoder::settle`], then bincode's error for it.
+fn settle<'de, R: crate::read::Read<'de>>(de: &crate::de::Decoder<R>, e: crate::Error) -> Error {
+    passing(de.settle(e))
 }
 
 impl<'de, R: BincodeRead<'de>, O: Options> serde::Deserializer<'de> for &mut Deserializer<R, O> {
     type Error = Error;
 
-    forward! {
-        deserialize_any();
-        deserialize_bool();
-        deserialize_i8();
-        deserialize_i16();
-        deserialize_i32();
-        deserialize_i64();
-        deserialize_i128();
-        deserialize_u8();
-        deserialize_u16();
-        deserialize_u32();
-        deserialize_u64();
-        deserialize_u128();
-        deserialize_f32();
-        deserialize_f64();
-        deserialize_char();
-        deserialize_str();
-        deserialize_string();
-        deserialize_bytes();
-        deserialize_byte_buf();
-        deserialize_option();
-        deserialize_unit();
-        deserialize_unit_struct(name: &'static str);
-        deserialize_newtype_struct(name: &'static str);
-        deserialize_seq();
-        deserialize_tuple(len: usize);
-        deserialize_tuple_struct(name: &'static str, len: usize);
-        deserialize_map();
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
-        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-        deserialize_identifier();
-        deserialize_ignored_any();
-    }
-
-    fn is_human_readable(&self) -> bool {
-        false
-    }
+    crate::de::forward_settled!(settle);
 }
