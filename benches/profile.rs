@@ -13,7 +13,10 @@
 //!            | de (owned) | deb (borrowed, log only)
 //!            | der (owned, from an io::Read: kiln from_reader, kiln_bincode and
 //!              bincode1 deserialize_from, bincode2 decode_from_std_read,
-//!              rmp_serde from_read)
+//!              rmp_serde from_read; the reader is a `&mut &[u8]`, which
+//!              kiln decodes in place)
+//!            | ders (der's calls with a 64 KiB `BufReader` over the bytes as
+//!              the reader: a stream for every format)
 //!   format:  kiln | bincode1 | bincode2 | bincode2_legacy | postcard | serde_zap
 //!            | rmp_serde | bitcode (serde API) | wincode (its derive)
 //!            | memcpy (a copy of kiln's bytes: ser, serw, serf, de)
@@ -169,6 +172,22 @@ fn decode_reader<T: Data>(format: &str, bytes: &[u8]) -> T {
     }
 }
 
+/// `ders`: [`decode_reader`]'s calls over a `BufReader` (a file or a
+/// socket), which no format can take as a slice.
+fn decode_stream<T: Data>(format: &str, bytes: &[u8]) -> T {
+    let r = || std::io::BufReader::with_capacity(1 << 16, bytes);
+    match format {
+        "kiln" => apart(|| kiln_serde::from_reader(r()).unwrap()),
+        "bincode1" => apart(|| bincode1::deserialize_from(r()).unwrap()),
+        "kiln_bincode" => apart(|| kiln_serde::bincode::deserialize_from(r()).unwrap()),
+        "bincode2" => apart(|| {
+            bincode2::serde::decode_from_std_read(&mut r(), bincode2::config::standard()).unwrap()
+        }),
+        "rmp_serde" => apart(|| rmp_serde::from_read(r()).unwrap()),
+        _ => panic!("{format} has no stream decode here"),
+    }
+}
+
 fn decode_borrowed<'a>(format: &str, bytes: &'a [u8]) -> log::LogsRef<'a> {
     match format {
         "kiln" => apart(|| kiln_serde::from_slice(bytes).unwrap()),
@@ -219,6 +238,7 @@ fn work<T: Data>(op: &str, format: &str, value: &T, iters: usize) {
             "de" => drop(black_box(decode::<T>(format, black_box(&bytes)))),
             "deb" => drop(black_box(decode_borrowed(format, black_box(&bytes)))),
             "der" => drop(black_box(decode_reader::<T>(format, black_box(&bytes)))),
+            "ders" => drop(black_box(decode_stream::<T>(format, black_box(&bytes)))),
             _ => panic!("unknown op {op}"),
         }
     }

@@ -314,11 +314,36 @@ pub(crate) fn take_from_slice<'de, T: de::Deserialize<'de>>(
 /// false (no test for a total size limit on any read) only where the
 /// caller's type says `limits` has none.
 pub(crate) fn from_reader<R: std::io::Read, T: de::DeserializeOwned, const LIMITED: bool>(
-    reader: R,
+    mut reader: R,
     limits: &Limits,
 ) -> Result<T> {
+    if let Some(r) = from_slice_reader(&mut reader, limits) {
+        return r;
+    }
     let mut de = Decoder::<IoRead<R, LIMITED>>::from_stream(reader, limits);
     T::deserialize(&mut de).map_err(|e: Error| de.settle(e))
+}
+
+/// [`from_reader`] when the reader is a byte slice (`&[u8]` or
+/// `&mut &[u8]`): decoded as [`take_from_slice`] and the slice moved past
+/// the value; after an error it is left where it was (a stream's position
+/// then depends on how far it read ahead; a slice can keep its own).
+/// `None` for any other reader, and under a total size limit, where a
+/// slice and a stream may name different errors (README, error codes).
+/// Without a limit both give the same value or the same error code and
+/// offset (the `reader_chunks` fuzz target, tests/slice_reader.rs).
+#[inline(always)]
+pub(crate) fn from_slice_reader<R, T: de::DeserializeOwned>(
+    reader: &mut R,
+    limits: &Limits,
+) -> Option<Result<T>> {
+    if limits.limit.is_some() {
+        return None;
+    }
+    crate::raw::with_slice_reader(reader, |bytes| match take_from_slice::<T>(bytes, limits) {
+        Ok((v, rest)) => (Ok(v), bytes.len() - rest.len()),
+        Err(e) => (Err(e), 0),
+    })
 }
 
 /// Runs `seed` over a slice (for `deserialize_seed`-style APIs).

@@ -287,6 +287,11 @@ impl Options {
     /// bounded chunks, so a lying length costs only what the stream
     /// delivers.
     ///
+    /// Without a total size limit, a `&[u8]` or `&mut &[u8]` reader is
+    /// decoded in place and moved past the value, as in
+    /// [`crate::from_reader`]; with one it is read as a stream (see the
+    /// README on where a slice and a stream name different errors).
+    ///
     /// # Errors
     /// As [`Options::from_slice`] (EOF when the stream ends inside the
     /// value), plus IO.

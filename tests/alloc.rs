@@ -10,6 +10,9 @@ mod counting_alloc;
 #[path = "support/spec_dir.rs"]
 mod spec_dir;
 use counting_alloc::{peak_during, SERIAL};
+#[path = "support/stream.rs"]
+mod stream;
+use stream::Stream;
 
 const MIB: usize = 1 << 20;
 
@@ -61,18 +64,37 @@ fn hostile_counts_on_a_stream_cost_only_what_it_delivers() {
     let opts = kiln_serde::Options::default()
         .with_max_count(u64::MAX)
         .with_max_bytes(u64::MAX);
-    let (r, peak) = peak_during(|| opts.from_reader::<_, Vec<u64>>(&HOSTILE[..]));
+    let (r, peak) = peak_during(|| opts.from_reader::<_, Vec<u64>>(Stream(&HOSTILE)));
     assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
     assert!(peak < MIB, "stream Vec<u64>: peak {peak}");
-    let (r, peak) = peak_during(|| opts.from_reader::<_, String>(&HOSTILE[..]));
+    let (r, peak) = peak_during(|| opts.from_reader::<_, String>(Stream(&HOSTILE)));
     assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
     assert!(peak < MIB, "stream String: peak {peak}");
-    let (r, peak) = peak_during(|| opts.from_reader::<_, Vec<String>>(&HOSTILE[..]));
+    let (r, peak) = peak_during(|| opts.from_reader::<_, Vec<String>>(Stream(&HOSTILE)));
     assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
     assert!(peak < MIB, "stream Vec<String>: peak {peak}");
-    let (r, peak) = peak_during(|| opts.from_reader::<_, serde_bytes::ByteBuf>(&HOSTILE[..]));
+    let (r, peak) = peak_during(|| opts.from_reader::<_, serde_bytes::ByteBuf>(Stream(&HOSTILE)));
     assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
     assert!(peak < MIB, "stream bytes: peak {peak}");
+}
+
+#[test]
+fn hostile_counts_on_a_slice_reader_cost_what_a_slice_does() {
+    // A `&[u8]` reader is decoded in place: the slice bound (the input's
+    // length), not the stream's chunk.
+    let _g = SERIAL.lock().unwrap();
+    let opts = kiln_serde::Options::default()
+        .with_max_count(u64::MAX)
+        .with_max_bytes(u64::MAX);
+    let (r, peak) = peak_during(|| opts.from_reader::<_, Vec<u64>>(&HOSTILE[..]));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < 4096, "slice reader Vec<u64>: peak {peak}");
+    let (r, peak) = peak_during(|| opts.from_reader::<_, Vec<String>>(&mut &HOSTILE[..]));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < 4096, "slice reader Vec<String>: peak {peak}");
+    let (r, peak) = peak_during(|| opts.from_reader::<_, serde_bytes::ByteBuf>(&HOSTILE[..]));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < 4096, "slice reader bytes: peak {peak}");
 }
 
 #[test]
@@ -119,9 +141,12 @@ fn hostile_directory_count_allocates_little() {
         let (r, peak) = peak_during(|| o.from_slice::<Tensors>(&bytes).map(|_| ()));
         assert_eq!(r.unwrap_err().code(), want);
         assert!(peak < MIB, "from_slice: peak {peak}");
-        let (r, peak) = peak_during(|| o.from_reader::<_, Tensors>(&bytes[..]).map(|_| ()));
+        let (r, peak) = peak_during(|| o.from_reader::<_, Tensors>(Stream(&bytes)).map(|_| ()));
         assert_eq!(r.unwrap_err().code(), want);
         assert!(peak < MIB, "from_reader: peak {peak}");
+        let (r, peak) = peak_during(|| o.from_reader::<_, Tensors>(&bytes[..]).map(|_| ()));
+        assert_eq!(r.unwrap_err().code(), want);
+        assert!(peak < MIB, "from_reader over a &[u8]: peak {peak}");
         let (r, peak) = peak_during(|| Tensors::read_from(&mut &bytes[..], o.limits()).map(|_| ()));
         assert_eq!(r.unwrap_err().code(), want);
         assert!(peak < MIB, "read_from: peak {peak}");
@@ -138,9 +163,12 @@ fn lying_payload_on_a_stream_costs_only_what_arrives() {
     // 1 TB of payload claimed, 100 bytes delivered.
     let mut b = spec_dir::header(spec_dir::FLAG_LE, 0, 0, 1 << 40);
     b.resize(100, 0);
-    let (r, peak) = peak_during(|| kiln_serde::from_reader::<_, Tensors>(&b[..]).map(|_| ()));
+    let (r, peak) = peak_during(|| kiln_serde::from_reader::<_, Tensors>(Stream(&b)).map(|_| ()));
     assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
     assert!(peak < 2 * MIB, "from_reader: peak {peak}");
+    let (r, peak) = peak_during(|| kiln_serde::from_reader::<_, Tensors>(&b[..]).map(|_| ()));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);
+    assert!(peak < 4096, "from_reader over a &[u8]: peak {peak}");
     let (r, peak) =
         peak_during(|| Tensors::read_from(&mut &b[..], &Default::default()).map(|_| ()));
     assert_eq!(r.unwrap_err().code(), ErrorCode::Eof);

@@ -4,6 +4,8 @@
 
 #[path = "support/golden_cases.rs"]
 mod golden_cases;
+#[path = "support/stream.rs"]
+mod stream;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,6 +20,7 @@ use kiln_serde::{frame, Error};
 use kiln_serde::{Checkpoint, CheckpointView};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use stream::Stream;
 
 #[derive(Serialize, Deserialize, PartialEq, Debug)]
 struct Point {
@@ -324,15 +327,20 @@ fn every_directory_reader_agrees() {
                 // A stream reader reads one value and stops (spec 2.2): no
                 // TRAILING. A block cut short is EOF at the same length field
                 // a slice names.
-                let stream = outcome(kiln_serde::from_reader::<_, Tensors>(&bytes[..]));
                 let want_stream = match &want {
                     Err((code, _)) if code == "TRAILING" => Ok(()),
                     other => other.clone(),
                 };
-                if stream != want_stream {
-                    bad.push(format!(
-                        "{name}: from_reader::<Tensors> gives {stream:?}, expected {want_stream:?}"
-                    ));
+                // Through a stream, and through a `&[u8]` reader (decoded
+                // in place): the same outcome.
+                let stream = outcome(kiln_serde::from_reader::<_, Tensors>(Stream(bytes)));
+                let in_place = outcome(kiln_serde::from_reader::<_, Tensors>(&bytes[..]));
+                for (how, got) in [("from_reader", stream), ("from_reader(&[u8])", in_place)] {
+                    if got != want_stream {
+                        bad.push(format!(
+                            "{name}: {how}::<Tensors> gives {got:?}, expected {want_stream:?}"
+                        ));
+                    }
                 }
             }
             "framed" => check(

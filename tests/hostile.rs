@@ -32,17 +32,30 @@ const SMALL: usize = 4 * KIB;
 enum Entry {
     FromSlice,
     TakeFromSlice,
+    /// `from_reader` over a stream (not a slice).
     FromReader,
+    /// `from_reader` over a `&[u8]`, decoded in place.
+    FromSliceReader,
 }
 
-const ENTRIES: [Entry; 3] = [Entry::FromSlice, Entry::TakeFromSlice, Entry::FromReader];
+const ENTRIES: [Entry; 4] = [
+    Entry::FromSlice,
+    Entry::TakeFromSlice,
+    Entry::FromReader,
+    Entry::FromSliceReader,
+];
+
+#[path = "support/stream.rs"]
+mod stream;
+use stream::Stream;
 
 /// Decodes `bytes` as `T` through one entry point, dropping the value.
 fn run<T: DeserializeOwned>(entry: Entry, bytes: &[u8]) -> Result<(), Error> {
     match entry {
         Entry::FromSlice => kiln_serde::from_slice::<T>(bytes).map(drop),
         Entry::TakeFromSlice => kiln_serde::take_from_slice::<T>(bytes).map(drop),
-        Entry::FromReader => kiln_serde::from_reader::<_, T>(bytes).map(drop),
+        Entry::FromReader => kiln_serde::from_reader::<_, T>(Stream(bytes)).map(drop),
+        Entry::FromSliceReader => kiln_serde::from_reader::<_, T>(bytes).map(drop),
     }
 }
 
@@ -330,13 +343,19 @@ fn lowered_caps_apply_to_every_entry_point() {
     let (r, peak) = peak_during(|| opts.from_slice::<Vec<u8>>(&list));
     assert_eq!(r.unwrap_err().code(), ErrorCode::Limit);
     assert!(peak < KIB);
+    let (r, _) = peak_during(|| opts.from_reader::<_, Vec<u8>>(Stream(&list)));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Limit);
     let (r, _) = peak_during(|| opts.from_reader::<_, Vec<u8>>(&list[..]));
     assert_eq!(r.unwrap_err().code(), ErrorCode::Limit);
     let r = opts.take_from_slice::<String>(&text);
     assert_eq!(r.unwrap_err().code(), ErrorCode::Limit);
+    let r = opts.from_reader::<_, String>(Stream(&text));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Limit);
     let r = opts.from_reader::<_, String>(&text[..]);
     assert_eq!(r.unwrap_err().code(), ErrorCode::Limit);
     let e = opts.from_slice::<Tree>(&deep).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (ErrorCode::Limit, Some(10)));
+    let e = opts.from_reader::<_, Tree>(Stream(&deep)).unwrap_err();
     assert_eq!((e.code(), e.offset()), (ErrorCode::Limit, Some(10)));
     let e = opts.from_reader::<_, Tree>(&deep[..]).unwrap_err();
     assert_eq!((e.code(), e.offset()), (ErrorCode::Limit, Some(10)));
@@ -376,7 +395,7 @@ fn many_names(n: u32, dup: bool) -> Vec<u8> {
 type Run = fn(&[u8]) -> Result<(), Error>;
 
 /// Every way to read a standalone directory, slices then streams.
-const TENSOR_ENTRIES: [(&str, Run, bool); 7] = [
+const TENSOR_ENTRIES: [(&str, Run, bool); 8] = [
     ("validate", |b| tensors::validate(b, &OPTS).map(drop), false),
     (
         "TensorsView::from_bytes",
@@ -405,8 +424,13 @@ const TENSOR_ENTRIES: [(&str, Run, bool); 7] = [
     ),
     (
         "from_reader::<Tensors>",
-        |b| kiln_serde::from_reader::<_, Tensors>(b).map(drop),
+        |b| kiln_serde::from_reader::<_, Tensors>(Stream(b)).map(drop),
         true,
+    ),
+    (
+        "from_reader::<Tensors> over a &[u8]",
+        |b| kiln_serde::from_reader::<_, Tensors>(b).map(drop),
+        false,
     ),
 ];
 

@@ -6,7 +6,11 @@ use std::collections::BTreeMap;
 use std::io::{self, BufReader, Read, Write};
 
 use kiln_serde::ErrorCode;
+
+#[path = "support/stream.rs"]
+mod stream;
 use serde::{Deserialize, Serialize};
+use stream::Stream;
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 enum Kind {
@@ -280,7 +284,7 @@ fn a_stream_ending_inside_a_value_is_eof_at_the_field() {
     let v = msg(50);
     let bytes = kiln_serde::to_vec(&v).unwrap();
     for cut in 0..bytes.len() {
-        let e = kiln_serde::from_reader::<_, Msg>(&bytes[..cut]).unwrap_err();
+        let e = kiln_serde::from_reader::<_, Msg>(Stream(&bytes[..cut])).unwrap_err();
         assert_eq!(e.code(), ErrorCode::Eof, "cut {cut}: {e}");
         // The same code and offset as the slice reader.
         let s = kiln_serde::from_slice::<Msg>(&bytes[..cut]).unwrap_err();
@@ -364,11 +368,21 @@ fn concatenated_messages_resume_exactly_at_each_boundary() {
 #[test]
 fn a_bad_message_in_a_stream_stops_at_its_field() {
     // Three messages; the second has a bad variant index. The first reads
-    // fine, the second fails with TYPE at its own offset 0, and the reader
-    // has consumed exactly the index (4 bytes), no more.
+    // fine, the second fails with TYPE at its own offset 0, and a stream
+    // has consumed exactly the index (4 bytes), no more; a `&[u8]` reader
+    // (decoded in place) is left at the message's start.
     let a = kiln_serde::to_vec(&Any::Num(5)).unwrap();
     let mut stream = a.clone();
     stream.extend_from_slice(&[9, 0, 0, 0, 0xee]);
+    let mut r = Stream(&stream[..]);
+    assert_eq!(
+        kiln_serde::from_reader::<_, Any>(&mut r).unwrap(),
+        Any::Num(5)
+    );
+    let e = kiln_serde::from_reader::<_, Any>(&mut r).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(0)));
+    assert_eq!(r.0, &[0xee]);
+
     let mut r = &stream[..];
     assert_eq!(
         kiln_serde::from_reader::<_, Any>(&mut r).unwrap(),
@@ -376,7 +390,7 @@ fn a_bad_message_in_a_stream_stops_at_its_field() {
     );
     let e = kiln_serde::from_reader::<_, Any>(&mut r).unwrap_err();
     assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(0)));
-    assert_eq!(r, &[0xee]);
+    assert_eq!(r, &[9, 0, 0, 0, 0xee]);
 }
 
 /// `to_writer` from a thread-local's destructor, after the thread's

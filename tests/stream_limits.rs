@@ -17,6 +17,10 @@ use kiln_serde::bincode::{self, ErrorKind, KilnOptionsExt, Options as _};
 use kiln_serde::{ErrorCode, Options};
 use serde::{Deserialize, Serialize};
 
+#[path = "support/stream.rs"]
+mod stream;
+use stream::Stream;
+
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct Rec {
     id: u32,
@@ -52,11 +56,14 @@ fn unlimited_and_limited_readers_agree_at_every_cut() {
     let bytes = kiln_serde::to_vec(&rec()).unwrap();
     for cut in 0..=bytes.len() {
         let input = &bytes[..cut];
-        let free = outcome(kiln_serde::from_reader::<_, Rec>(input));
-        let opts = outcome(Options::new().from_reader::<_, Rec>(input));
+        // Through `Stream`: a `&[u8]` reader would be decoded in place.
+        let free = outcome(kiln_serde::from_reader::<_, Rec>(Stream(input)));
+        let opts = outcome(Options::new().from_reader::<_, Rec>(Stream(input)));
         let slice = outcome(kiln_serde::from_slice::<Rec>(input));
+        let in_place = outcome(kiln_serde::from_reader::<_, Rec>(input));
         assert_eq!(free, opts, "cut {cut}");
         assert_eq!(free, slice, "cut {cut}");
+        assert_eq!(free, in_place, "cut {cut}");
         if cut == bytes.len() {
             assert_eq!(free, Ok(rec()));
         } else {
@@ -192,9 +199,9 @@ fn bincode_unlimited_and_limited_agree_at_every_cut() {
         .with_limit(u64::MAX);
     for cut in 0..=bytes.len() {
         let input = &bytes[..cut];
-        let free = bincode::deserialize_from::<_, Rec>(input).map_err(|e| e.to_string());
+        let free = bincode::deserialize_from::<_, Rec>(Stream(input)).map_err(|e| e.to_string());
         let lim = limited
-            .deserialize_from::<_, Rec>(input)
+            .deserialize_from::<_, Rec>(Stream(input))
             .map_err(|e| e.to_string());
         assert_eq!(free, lim, "cut {cut}");
     }

@@ -401,6 +401,20 @@ pub fn check_reader<T: DeserializeOwned + Serialize>(payload: &[u8], plan: &[u8]
         let start = payload.len() - rest.len();
         let via_slice = kiln_serde::take_from_slice::<T>(rest);
         let via_reader = kiln_serde::from_reader::<_, T>(&mut reader);
+        // A `&mut &[u8]` reader is decoded in place: as `take_from_slice`,
+        // moved past the value, left where it was after an error.
+        let mut in_place = rest;
+        match (kiln_serde::from_reader::<_, T>(&mut in_place), &via_slice) {
+            (Ok(c), Ok((a, tail))) => {
+                assert_eq!(kiln_serde::to_vec(&c).ok(), kiln_serde::to_vec(a).ok());
+                assert_eq!(in_place.len(), tail.len(), "in place: wrong rest");
+            }
+            (Err(c), Err(a)) => {
+                assert_eq!((c.code(), c.offset()), (a.code(), a.offset()));
+                assert_eq!(in_place.len(), rest.len(), "in place: moved on an error");
+            }
+            (c, a) => panic!("in place {:?} vs take_from_slice {:?}", c.err(), a.as_ref().err()),
+        }
         match (via_slice, via_reader) {
             (Ok((a, tail)), Ok(b)) => {
                 let used = rest.len() - tail.len();

@@ -207,18 +207,22 @@ pub trait Options: sealed::Sealed + Sized {
     }
 
     /// Decodes one value from a reader, consuming exactly its bytes (values
-    /// written back to back are read one by one).
+    /// written back to back are read one by one). Without a byte limit, a
+    /// `&[u8]` or `&mut &[u8]` reader is decoded in place and moved past
+    /// the value (left where it was after an error).
     ///
     /// # Errors
     /// `Io(UnexpectedEof)` when the stream ends (before or inside the
     /// value); `Io` for other read errors; `SizeLimit` past the byte limit;
     /// the other [`ErrorKind`](super::ErrorKind)s for bad bytes.
-    fn deserialize_from<R: Read, T: DeserializeOwned>(self, reader: R) -> Result<T> {
-        <Self::KilnLimit as sealed::Limit>::seed_from_reader(
-            &self.kiln_options(),
-            PhantomData,
-            reader,
-        )
+    fn deserialize_from<R: Read, T: DeserializeOwned>(self, mut reader: R) -> Result<T> {
+        let opts = self.kiln_options();
+        // A `&[u8]` reader without a byte limit is decoded in place (and
+        // moved past the value).
+        if let Some(r) = crate::de::from_slice_reader(&mut reader, opts.limits()) {
+            return r.map_err(super::error::from_kiln);
+        }
+        <Self::KilnLimit as sealed::Limit>::seed_from_reader(&opts, PhantomData, reader)
     }
 
     /// Decodes one value from a reader with a `DeserializeSeed`.

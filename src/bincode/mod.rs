@@ -241,7 +241,9 @@ pub fn deserialize<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
 }
 
 /// Decodes one value from a reader, consuming exactly its bytes, so values
-/// written back to back are read one by one.
+/// written back to back are read one by one. A `&[u8]` or `&mut &[u8]`
+/// reader is decoded in place and moved past the value (left where it was
+/// after an error).
 ///
 /// # Errors
 /// `Io(UnexpectedEof)` when the stream ends before or inside the value;
@@ -258,7 +260,11 @@ pub fn deserialize<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
 /// let end = bincode::deserialize_from::<_, u8>(&mut input).unwrap_err();
 /// assert!(matches!(*end, bincode::ErrorKind::Io(ref e) if e.kind() == std::io::ErrorKind::UnexpectedEof));
 /// ```
-pub fn deserialize_from<R: Read, T: DeserializeOwned>(reader: R) -> Result<T> {
+pub fn deserialize_from<R: Read, T: DeserializeOwned>(mut reader: R) -> Result<T> {
+    // A `&[u8]` reader is decoded in place (and moved past the value).
+    if let Some(r) = crate::de::from_slice_reader(&mut reader, FREE.limits()) {
+        return r.map_err(from_kiln);
+    }
     // The free functions have no byte limit: no limit test on any read.
     deserialize_from_seed_with::<R, PhantomData<T>, false>(&FREE, PhantomData, reader)
 }

@@ -511,3 +511,29 @@ fn vec_writer_finds_only_a_mut_vec_of_bytes() {
     assert!(super::vec_writer(&mut &mut &mut v).is_none());
     assert!(super::vec_writer(&mut std::io::sink()).is_none());
 }
+
+#[test]
+fn with_slice_reader_finds_only_byte_slices_and_moves_them() {
+    let bytes = [1u8, 2, 3, 4, 5];
+    // `&mut &[u8]`: the caller's slice moves past `used`.
+    let mut input = &bytes[..];
+    let got = super::with_slice_reader(&mut &mut input, |b| (b.to_vec(), 2));
+    assert_eq!(got.as_deref(), Some(&bytes[..]));
+    assert_eq!(input, [3, 4, 5]);
+    // `used` past the end: the slice ends empty, no panic.
+    let got = super::with_slice_reader(&mut &mut input, |b| (b.len(), 99));
+    assert_eq!((got, input.len()), (Some(3), 0));
+    // `&[u8]` by value: its own copy moves.
+    let mut by_value = &bytes[1..];
+    let got = super::with_slice_reader(&mut by_value, |b| (b[0], 1));
+    assert_eq!((got, by_value), (Some(2), &bytes[2..]));
+    // Every other reader: `None`, `f` not called.
+    let mut v = bytes.to_vec();
+    let never = |_: &[u8]| -> ((), usize) { panic!("called for a reader that is not a slice") };
+    assert!(super::with_slice_reader(&mut v.clone(), never).is_none());
+    assert!(super::with_slice_reader(&mut &mut v, never).is_none());
+    assert!(super::with_slice_reader(&mut &mut v[..], never).is_none());
+    assert!(super::with_slice_reader(&mut std::io::Cursor::new(&bytes[..]), never).is_none());
+    assert!(super::with_slice_reader(&mut &mut &mut &bytes[..], never).is_none());
+    assert!(super::with_slice_reader(&mut std::io::empty(), never).is_none());
+}

@@ -1,0 +1,210 @@
+//! `from_reader` over a `&[u8]` or `&mut &[u8]` decodes the bytes in place
+//! (as `take_from_slice`) and moves the slice past the value: the same
+//! value, or the same error code and offset, as through a stream, and the
+//! slice left where a stream stops after a value. After an error the
+//! slice is left where it was (a stream's position then depends on how far
+//! it read ahead). Under a total size limit
+//! the stream path is kept (a slice and a stream may name different errors
+//! there). The same for bincode's `deserialize_from`.
+
+use std::collections::BTreeMap;
+
+use kiln_serde::bincode::{self, ErrorKind, Options as _};
+use kiln_serde::{ErrorCode, Options};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+#[path = "support/stream.rs"]
+mod stream;
+use stream::Stream;
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+enum Shape {
+    Dot,
+    Circle(f32),
+    Rect { w: u16, h: u16 },
+}
+
+/// Every kind of read: fixed fields, strings, a bulk `Vec` (32 or more
+/// numbers take the stream's chunked path), options, enums, a map, bools.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Rec {
+    id: u32,
+    name: String,
+    samples: Vec<u16>,
+    ratio: Option<f64>,
+    shapes: Vec<Shape>,
+    tags: BTreeMap<String, u8>,
+    flags: Vec<bool>,
+    c: char,
+}
+
+fn rec(seed: u32) -> Rec {
+    Rec {
+        id: seed,
+        name: format!("record {seed} é"),
+        samples: (0..40).map(|i| (i * 7 + seed) as u16).collect(),
+        ratio: (seed % 2 == 0).then_some(f64::from(seed) / 3.0),
+        shapes: vec![
+            Shape::Dot,
+            Shape::Circle(1.5),
+            Shape::Rect {
+                w: 3,
+                h: seed as u16,
+            },
+        ],
+        tags: [("a".to_string(), 1), ("b".to_string(), seed as u8)].into(),
+        flags: vec![true, false, seed % 3 == 0],
+        c: 'ß',
+    }
+}
+
+/// The outcome of one decode: the value, or the code and offset.
+type Outcome<T> = Result<T, (ErrorCode, Option<u64>)>;
+
+fn outcome<T>(r: kiln_serde::Result<T>) -> Outcome<T> {
+    r.map_err(|e| (e.code(), e.offset()))
+}
+
+/// Decodes `bytes` through a stream and through a `&mut &[u8]`: same
+/// outcome, and the slice stops where the stream stopped.
+fn agree<T: DeserializeOwned + PartialEq + std::fmt::Debug>(bytes: &[u8]) -> Outcome<T> {
+    let mut stream = Stream(bytes);
+    let via_stream = outcome(kiln_serde::from_reader::<_, T>(&mut stream));
+    let mut slice = bytes;
+    let via_slice = outcome(kiln_serde::from_reader::<_, T>(&mut slice));
+    assert_eq!(via_slice, via_stream, "input {bytes:02x?}");
+    if via_slice.is_ok() {
+        assert_eq!(slice.len(), stream.0.len(), "input {bytes:02x?}");
+    } else {
+        assert_eq!(slice, bytes, "moved on an error: input {bytes:02x?}");
+    }
+    // By value: the same outcome.
+    assert_eq!(outcome(kiln_serde::from_reader::<_, T>(bytes)), via_slice);
+    via_slice
+}
+
+#[test]
+fn values_back_to_back_are_read_one_by_one() {
+    let recs: Vec<Rec> = (0..4).map(rec).collect();
+    let mut all = Vec::new();
+    for r in &recs {
+        kiln_serde::to_writer(&mut all, r).unwrap();
+    }
+    kiln_serde::to_writer(&mut all, &7u8).unwrap();
+    let mut input = &all[..];
+    for r in &recs {
+        let before = input.len();
+        let back: Rec = kiln_serde::from_reader(&mut input).unwrap();
+        assert_eq!(&back, r);
+        assert_eq!(before - input.len(), kiln_serde::to_vec(r).unwrap().len());
+    }
+    assert_eq!(input, [7]);
+    let last: u8 = kiln_serde::from_reader(&mut input).unwrap();
+    assert_eq!((last, input.len()), (7, 0));
+    let e = kiln_serde::from_reader::<_, u8>(&mut input).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (ErrorCode::Eof, Some(0)));
+    // Decoded in place: the slice decoder's error, sentence and all (a
+    // stream says the stream ended).
+    let from_slice = kiln_serde::from_slice::<u8>(&[]).unwrap_err();
+    assert_eq!(e.to_string(), from_slice.to_string());
+    let from_stream = kiln_serde::from_reader::<_, u8>(Stream(&[])).unwrap_err();
+    assert_ne!(e.to_string(), from_stream.to_string());
+}
+
+#[test]
+fn every_cut_and_every_flipped_byte_agrees_with_a_stream() {
+    let bytes = kiln_serde::to_vec(&rec(6)).unwrap();
+    assert_eq!(agree::<Rec>(&bytes), Ok(rec(6)));
+    let mut errors = 0;
+    for cut in 0..bytes.len() {
+        assert!(agree::<Rec>(&bytes[..cut]).is_err(), "cut {cut}");
+        errors += 1;
+    }
+    for i in 0..bytes.len() {
+        for flip in [0x01, 0x80, 0xff] {
+            let mut b = bytes.clone();
+            b[i] ^= flip;
+            errors += usize::from(agree::<Rec>(&b).is_err());
+        }
+    }
+    // Enough of the flips land on counts, tags, bools and UTF-8 to fail.
+    assert!(errors > bytes.len() + 50, "{errors} errors");
+}
+
+#[test]
+fn caps_other_than_a_total_limit_agree_with_a_stream() {
+    let bytes = kiln_serde::to_vec(&rec(3)).unwrap();
+    for opts in [
+        Options::new().with_max_count(39),
+        Options::new().with_max_bytes(5),
+        Options::new().with_max_depth(1),
+    ] {
+        let via_stream = outcome(opts.from_reader::<_, Rec>(Stream(&bytes)));
+        let mut slice = &bytes[..];
+        let via_slice = outcome(opts.from_reader::<_, Rec>(&mut slice));
+        assert_eq!(via_slice.as_ref().unwrap_err().0, ErrorCode::Limit);
+        assert_eq!(via_slice, via_stream);
+        assert_eq!(slice, &bytes[..]);
+    }
+}
+
+#[test]
+fn a_total_limit_keeps_the_stream_path() {
+    // One 8-byte read that passes both a 4-byte limit and the end of a
+    // 6-byte input: EOF from a slice, LIMIT from a stream (README). A
+    // `&[u8]` reader under a limit answers as a stream does.
+    let opts = Options::new().with_limit(4);
+    let input = [0u8; 6];
+    assert_eq!(
+        opts.from_slice::<u64>(&input).unwrap_err().code(),
+        ErrorCode::Eof
+    );
+    let stream = opts.from_reader::<_, u64>(Stream(&input)).unwrap_err();
+    let slice = opts.from_reader::<_, u64>(&input[..]).unwrap_err();
+    assert_eq!(stream.code(), ErrorCode::Limit);
+    assert_eq!(
+        (slice.code(), slice.offset()),
+        (stream.code(), stream.offset())
+    );
+}
+
+#[test]
+fn bincode_deserialize_from_reads_a_slice_in_place() {
+    let mut all = Vec::new();
+    for i in 0..3 {
+        bincode::serialize_into(&mut all, &rec(i)).unwrap();
+    }
+    let mut input = &all[..];
+    for i in 0..3 {
+        let back: Rec = bincode::deserialize_from(&mut input).unwrap();
+        assert_eq!(back, rec(i));
+    }
+    assert!(input.is_empty());
+    let e = bincode::deserialize_from::<_, Rec>(&mut input).unwrap_err();
+    assert!(matches!(*e, ErrorKind::Io(ref io) if io.kind() == std::io::ErrorKind::UnexpectedEof));
+
+    // Options without a limit: in place; with one, the stream path.
+    let one = bincode::serialize(&rec(9)).unwrap();
+    let mut input = &one[..];
+    let back: Rec = bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .deserialize_from(&mut input)
+        .unwrap();
+    assert_eq!((back, input.len()), (rec(9), 0));
+    let limited = bincode::DefaultOptions::new().with_limit(4);
+    let e = limited
+        .deserialize_from::<_, u64>(&[0u8; 6][..])
+        .unwrap_err();
+    assert!(matches!(*e, ErrorKind::SizeLimit), "{e:?}");
+
+    // A bad bool: the same kind through a stream and a slice, which
+    // stays where it was.
+    let bad = [2u8];
+    let via_stream = bincode::deserialize_from::<_, bool>(Stream(&bad)).unwrap_err();
+    let mut slice = &bad[..];
+    let via_slice = bincode::deserialize_from::<_, bool>(&mut slice).unwrap_err();
+    assert!(matches!(*via_stream, ErrorKind::InvalidBoolEncoding(2)));
+    assert!(matches!(*via_slice, ErrorKind::InvalidBoolEncoding(2)));
+    assert_eq!(slice, bad);
+}
