@@ -208,3 +208,31 @@ fn bincode_deserialize_from_reads_a_slice_in_place() {
     assert!(matches!(*via_slice, ErrorKind::InvalidBoolEncoding(2)));
     assert_eq!(slice, bad);
 }
+
+#[test]
+fn framed_values_back_to_back_are_read_in_place() {
+    let mut all = Vec::new();
+    for i in 0..3 {
+        kiln_serde::framed::to_extend(&mut all, &rec(i)).unwrap();
+    }
+    let mut input = &all[..];
+    for i in 0..3 {
+        let back: Rec = kiln_serde::framed::from_reader(&mut input).unwrap();
+        assert_eq!(back, rec(i));
+    }
+    assert!(input.is_empty());
+    // A value cut short: the slice decoder's error (its sentence, the
+    // frame's offsets), as `framed::from_slice` gives; a stream says the
+    // stream ended.
+    let one = kiln_serde::framed::to_vec(&rec(1)).unwrap();
+    let cut = &one[..one.len() - 1];
+    let in_place = kiln_serde::framed::from_reader::<_, Rec>(&mut &cut[..]).unwrap_err();
+    let slice = kiln_serde::framed::from_slice::<Rec>(cut).unwrap_err();
+    let stream = kiln_serde::framed::from_reader::<_, Rec>(Stream(cut)).unwrap_err();
+    assert_eq!(in_place.to_string(), slice.to_string());
+    assert_eq!(
+        (stream.code(), stream.offset()),
+        (slice.code(), slice.offset())
+    );
+    assert_ne!(stream.to_string(), slice.to_string());
+}

@@ -169,7 +169,9 @@ pub(super) fn read_stream<R: Read, T: DeserializeOwned, const LIMITED: bool>(
 ) -> Result<T> {
     let header = frame::read_header(&mut reader)?;
     check_hash(opts, &header, expected, type_name)?;
-    crate::de::from_reader::<_, T, LIMITED>(&mut reader, opts.limits())
+    // `reader` itself, not a borrow: a `&[u8]` or `&mut &[u8]` is then
+    // seen as one and the value decoded in place.
+    crate::de::from_reader::<_, T, LIMITED>(reader, opts.limits())
         .map_err(|e| e.shifted(FRAME_LEN as u64))
 }
 

@@ -212,6 +212,8 @@ where
 }
 
 /// Decodes one framed value of `T` from a stream, reading exactly its bytes.
+/// A `&[u8]` or `&mut &[u8]` reader has its value decoded in place, as
+/// [`crate::from_reader`] does.
 ///
 /// # Errors
 ///
