@@ -19,7 +19,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::error::{Error, ErrorCode, ErrorDetail, Result};
 use crate::limits::Limits;
-use crate::read::{Read, Reference};
+use crate::read::{InPlace, Read, Reference};
 use crate::token;
 
 pub use crate::read::{IoRead, SliceRead};
@@ -340,9 +340,14 @@ pub(crate) fn from_slice_reader<R, T: de::DeserializeOwned>(
     if limits.limit.is_some() {
         return None;
     }
-    crate::raw::with_slice_reader(reader, |bytes| match take_from_slice::<T>(bytes, limits) {
-        Ok((v, rest)) => (Ok(v), bytes.len() - rest.len()),
-        Err(e) => (Err(e), 0),
+    crate::raw::with_slice_reader(reader, |bytes| {
+        // `InPlace`, not `SliceRead`: `T::deserialize` for it is not the
+        // one `from_slice` calls (see `read::InPlace`).
+        let mut de = Decoder::new(InPlace(SliceRead::new(bytes, None)), limits);
+        match T::deserialize(&mut de) {
+            Ok(v) => (Ok(v), bytes.len() - de.read.0.rest().len()),
+            Err(e) => (Err(de.settle(e)), 0),
+        }
     })
 }
 

@@ -16,8 +16,10 @@ use std::io;
 use crate::error::{Error, ErrorCode, Result};
 use crate::raw::Cursor;
 
+mod in_place;
 mod key;
 
+pub(crate) use in_place::InPlace;
 pub use key::KeyRead;
 
 /// Largest single growth of a stream's scratch buffer.
@@ -41,6 +43,7 @@ impl<'b> Reference<'b, '_> {
     }
 
     /// The bytes, whichever way they came.
+    #[inline]
     pub fn as_slice(&self) -> &[u8] {
         match self {
             Reference::Borrowed(b) => b,

@@ -201,16 +201,12 @@ impl<'de, R: Read<'de>> Decoder<R> {
             .map_err(|e| bytes.settle(e).shifted(at))
     }
 
-    /// `f` of the bytes of `n` elements of `w` bytes each and their
-    /// offset, when the input holds them all.
+    /// The bytes of `n` elements of `w` bytes each and their offset, when
+    /// the input holds them all (the callers use them directly: a closure
+    /// taken here was merged across readers, see [`byte_vec_from`]).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn bulk_bytes<U>(
-        &mut self,
-        n: usize,
-        w: usize,
-        f: impl FnOnce(&[u8], u64) -> Result<U>,
-    ) -> Result<Option<U>> {
+    fn bulk_bytes(&mut self, n: usize, w: usize) -> Result<Option<(Reference<'de, '_>, u64)>> {
         let Some(len) = n.checked_mul(w) else {
             return Ok(None);
         };
@@ -218,11 +214,7 @@ impl<'de, R: Read<'de>> Decoder<R> {
             return Ok(None);
         }
         let at = self.read.offset();
-        match self.read.take(len, at, &mut self.scratch)? {
-            Reference::Borrowed(b) => f(b, at),
-            Reference::Copied(c) => f(c, at),
-        }
-        .map(Some)
+        Ok(Some((self.read.take(len, at, &mut self.scratch)?, at)))
     }
 
     /// A `Vec<E>` of `W`-byte little-endian elements, as `T`.
@@ -233,29 +225,45 @@ impl<'de, R: Read<'de>> Decoder<R> {
         n: usize,
         from_le: impl Fn([u8; W]) -> E,
     ) -> Result<Option<T>> {
-        self.bulk_bytes(n, W, |bytes, at| {
-            let v: Vec<E> = bytes
-                .chunks_exact(W)
-                .map(|c| from_le(<[u8; W]>::try_from(c).unwrap_or([0; W])))
-                .collect();
-            crate::raw::vec_as::<E, T>(v).map_err(|_| not_the_vec(at))
-        })
+        let Some((bytes, at)) = self.bulk_bytes(n, W)? else {
+            return Ok(None);
+        };
+        let v: Vec<E> = bytes
+            .as_slice()
+            .chunks_exact(W)
+            .map(|c| from_le(<[u8; W]>::try_from(c).unwrap_or([0; W])))
+            .collect();
+        crate::raw::vec_as::<E, T>(v)
+            .map(Some)
+            .map_err(|_| not_the_vec(at))
     }
 
     /// A `Vec<u8>` / `Vec<bool>` (`T`).
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     fn byte_vec<T>(&mut self, n: usize) -> Result<Option<T>> {
-        self.bulk_bytes(n, 1, |bytes, at| {
-            match crate::raw::byte_vec_as::<T>(bytes.to_vec()) {
-                Ok(v) => Ok(v),
-                // A `Vec<bool>` with a byte above 1: the element path's error.
-                Err(bytes) => match bytes.iter().enumerate().find(|&(_, &b)| b > 1) {
-                    Some((i, &b)) => Err(super::bad_bool(b, at + i as u64)),
-                    None => Err(not_the_vec(at)),
-                },
-            }
-        })
+        let Some((bytes, at)) = self.bulk_bytes(n, 1)? else {
+            return Ok(None);
+        };
+        byte_vec_from::<T>(bytes.as_slice(), at).map(Some)
+    }
+}
+
+/// [`Decoder::byte_vec`]'s bytes as the `Vec`, called directly (no
+/// closure): passed to `bulk_bytes` as a closure it was the same code for
+/// every reader, and LLVM merged the copies (a slice's and `from_reader`'s
+/// in-place reader's) into one function with two callers that it no
+/// longer inlined (LTO, `updates` decode 28.29 -> 29.28 M).
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
+fn byte_vec_from<T>(bytes: &[u8], at: u64) -> Result<T> {
+    match crate::raw::byte_vec_as::<T>(bytes.to_vec()) {
+        Ok(v) => Ok(v),
+        // A `Vec<bool>` with a byte above 1: the element path's error.
+        Err(bytes) => match bytes.iter().enumerate().find(|&(_, &b)| b > 1) {
+            Some((i, &b)) => Err(super::bad_bool(b, at + i as u64)),
+            None => Err(not_the_vec(at)),
+        },
     }
 }
 
