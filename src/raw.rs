@@ -158,8 +158,8 @@
 //!     own decode keeps its inlining). callgrind, `from_reader(&mut
 //!     &bytes[..])`, LTO / no LTO: `mesh` 28.88M -> 10.88M / 23.38M ->
 //!     16.63M, `log` 19.96M -> 14.66M / 20.84M -> 15.83M, `savedata`
-//!     16.48M -> 12.36M / 17.15M -> 13.09M, `updates` 36.66M -> 28.31M /
-//!     42.32M -> 30.19M (bincode 1.3's `deserialize_from`: 23.13M, 23.55M,
+//!     16.48M -> 12.36M / 17.15M -> 13.10M, `updates` 36.66M -> 28.28M /
+//!     42.32M -> 30.02M (bincode 1.3's `deserialize_from`: 23.13M, 23.55M,
 //!     19.20M, 36.94M with LTO).
 //!
 //! Miri cannot run here (stable toolchain only); CI runs those tests
