@@ -17,6 +17,8 @@
 //!              kiln decodes in place)
 //!            | ders (der's calls with a 64 KiB `BufReader` over the bytes as
 //!              the reader: a stream for every format)
+//!            | derc (der's calls with a `&mut Cursor<&[u8]>` as the reader,
+//!              which kiln decodes in place too)
 //!   format:  kiln | bincode1 | bincode2 | bincode2_legacy | postcard | serde_zap
 //!            | rmp_serde | bitcode (serde API) | wincode (its derive)
 //!            | memcpy (a copy of kiln's bytes: ser, serw, serf, de)
@@ -172,6 +174,21 @@ fn decode_reader<T: Data>(format: &str, bytes: &[u8]) -> T {
     }
 }
 
+/// `derc`: [`decode_reader`]'s calls over a `&mut Cursor<&[u8]>`.
+fn decode_cursor<T: Data>(format: &str, bytes: &[u8]) -> T {
+    let c = || std::io::Cursor::new(bytes);
+    match format {
+        "kiln" => apart(|| kiln_serde::from_reader(&mut c()).unwrap()),
+        "bincode1" => apart(|| bincode1::deserialize_from(&mut c()).unwrap()),
+        "kiln_bincode" => apart(|| kiln_serde::bincode::deserialize_from(&mut c()).unwrap()),
+        "bincode2" => apart(|| {
+            bincode2::serde::decode_from_std_read(&mut c(), bincode2::config::standard()).unwrap()
+        }),
+        "rmp_serde" => apart(|| rmp_serde::from_read(&mut c()).unwrap()),
+        _ => panic!("{format} has no cursor decode here"),
+    }
+}
+
 /// `ders`: [`decode_reader`]'s calls over a `BufReader` (a file or a
 /// socket), which no format can take as a slice.
 fn decode_stream<T: Data>(format: &str, bytes: &[u8]) -> T {
@@ -239,6 +256,7 @@ fn work<T: Data>(op: &str, format: &str, value: &T, iters: usize) {
             "deb" => drop(black_box(decode_borrowed(format, black_box(&bytes)))),
             "der" => drop(black_box(decode_reader::<T>(format, black_box(&bytes)))),
             "ders" => drop(black_box(decode_stream::<T>(format, black_box(&bytes)))),
+            "derc" => drop(black_box(decode_cursor::<T>(format, black_box(&bytes)))),
             _ => panic!("unknown op {op}"),
         }
     }

@@ -325,9 +325,11 @@ pub(crate) fn from_reader<R: std::io::Read, T: de::DeserializeOwned, const LIMIT
 }
 
 /// [`from_reader`] when the reader is a byte slice (`&[u8]` or
-/// `&mut &[u8]`): decoded as [`take_from_slice`] and the slice moved past
-/// the value; after an error it is left where it was (a stream's position
-/// then depends on how far it read ahead; a slice can keep its own).
+/// `&mut &[u8]`) or a cursor over one (`raw::with_slice_reader` names
+/// them): decoded as [`take_from_slice`] and the slice (the cursor's
+/// position) moved past the value; after an error it is left where it was
+/// (a stream's position then depends on how far it read ahead; a slice
+/// can keep its own).
 /// `None` for any other reader, and under a total size limit, where a
 /// slice and a stream may name different errors (README, error codes).
 /// Without a limit both give the same value or the same error code and
@@ -340,15 +342,24 @@ pub(crate) fn from_slice_reader<R, T: de::DeserializeOwned>(
     if limits.limit.is_some() {
         return None;
     }
-    crate::raw::with_slice_reader(reader, |bytes| {
-        // `InPlace`, not `SliceRead`: `T::deserialize` for it is not the
-        // one `from_slice` calls (see `read::InPlace`).
-        let mut de = Decoder::new(InPlace(SliceRead::new(bytes, None)), limits);
-        match T::deserialize(&mut de) {
-            Ok(v) => (Ok(v), bytes.len() - de.read.0.rest().len()),
-            Err(e) => (Err(de.settle(e)), 0),
-        }
-    })
+    crate::raw::with_slice_reader(reader, |bytes| take_in_place(bytes, limits))
+}
+
+/// One value from the front of `bytes` for a reader that is a slice
+/// ([`from_slice_reader`], the framed reader's value): the value and the
+/// bytes it used, or the error and 0.
+#[inline(always)]
+pub(crate) fn take_in_place<T: de::DeserializeOwned>(
+    bytes: &[u8],
+    limits: &Limits,
+) -> (Result<T>, usize) {
+    // `InPlace`, not `SliceRead`: `T::deserialize` for it is not the one
+    // `from_slice` calls (see `read::InPlace`).
+    let mut de = Decoder::new(InPlace(SliceRead::new(bytes, None)), limits);
+    match T::deserialize(&mut de) {
+        Ok(v) => (Ok(v), bytes.len() - de.read.0.rest().len()),
+        Err(e) => (Err(de.settle(e)), 0),
+    }
 }
 
 /// Runs `seed` over a slice (for `deserialize_seed`-style APIs).

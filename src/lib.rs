@@ -221,9 +221,11 @@ pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T,
 /// written back to back can be read one by one). Buffers grow in bounded
 /// chunks, so a lying length costs only what the stream delivers.
 ///
-/// A `&[u8]` or `&mut &[u8]` reader is decoded in place, as
-/// [`take_from_slice`] decodes it (no copy per field), and moved past the
-/// value; after an error it is left where it was.
+/// A `&[u8]` or `&mut &[u8]` reader, or a `std::io::Cursor` over a
+/// `&[u8]`, `Vec<u8>` or `&Vec<u8>` (by value or `&mut`), is decoded in
+/// place, as [`take_from_slice`] decodes it (no copy per field), from the
+/// cursor's position on, and moved past the value; after an error it is
+/// left where it was.
 ///
 /// # Errors
 /// As [`from_slice`] (EOF when the stream ends inside the value), plus IO.

@@ -287,8 +287,8 @@ impl Options {
     /// bounded chunks, so a lying length costs only what the stream
     /// delivers.
     ///
-    /// Without a total size limit, a `&[u8]` or `&mut &[u8]` reader is
-    /// decoded in place and moved past the value, as in
+    /// Without a total size limit, a `&[u8]` or `&mut &[u8]` reader (or a
+    /// `Cursor` over bytes) is decoded in place and moved past the value, as in
     /// [`crate::from_reader`]; with one it is read as a stream (see the
     /// README on where a slice and a stream name different errors).
     ///

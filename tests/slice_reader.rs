@@ -1,5 +1,6 @@
-//! `from_reader` over a `&[u8]` or `&mut &[u8]` decodes the bytes in place
-//! (as `take_from_slice`) and moves the slice past the value: the same
+//! `from_reader` over a `&[u8]` or `&mut &[u8]`, or a `Cursor` over bytes,
+//! decodes the bytes in place (as `take_from_slice`) and moves the slice
+//! (the cursor's position) past the value: the same
 //! value, or the same error code and offset, as through a stream, and the
 //! slice left where a stream stops after a value. After an error the
 //! slice is left where it was (a stream's position then depends on how far
@@ -8,6 +9,7 @@
 //! there). The same for bincode's `deserialize_from`.
 
 use std::collections::BTreeMap;
+use std::io::Cursor;
 
 use kiln_serde::bincode::{self, ErrorKind, Options as _};
 use kiln_serde::{ErrorCode, Options};
@@ -81,6 +83,20 @@ fn agree<T: DeserializeOwned + PartialEq + std::fmt::Debug>(bytes: &[u8]) -> Out
     }
     // By value: the same outcome.
     assert_eq!(outcome(kiln_serde::from_reader::<_, T>(bytes)), via_slice);
+    // Cursors over the bytes: the same outcome, the position moved as the
+    // slice was.
+    let used = (bytes.len() - slice.len()) as u64;
+    let mut c = Cursor::new(bytes);
+    assert_eq!(outcome(kiln_serde::from_reader::<_, T>(&mut c)), via_slice);
+    assert_eq!(c.position(), used, "input {bytes:02x?}");
+    let v = bytes.to_vec();
+    let mut c = Cursor::new(&v);
+    assert_eq!(outcome(kiln_serde::from_reader::<_, T>(&mut c)), via_slice);
+    assert_eq!(c.position(), used, "input {bytes:02x?}");
+    assert_eq!(
+        outcome(kiln_serde::from_reader::<_, T>(Cursor::new(v))),
+        via_slice
+    );
     via_slice
 }
 
@@ -235,4 +251,124 @@ fn framed_values_back_to_back_are_read_in_place() {
         (slice.code(), slice.offset())
     );
     assert_ne!(stream.to_string(), slice.to_string());
+}
+
+/// `framed::from_reader` through a `&mut &[u8]` and a `&mut Cursor` and
+/// through a stream: same outcome; the slice and cursor past the frame, or
+/// where they were after an error (in the header or the value).
+fn framed_agree(bytes: &[u8]) -> Outcome<Rec> {
+    let via_stream = outcome(kiln_serde::framed::from_reader::<_, Rec>(Stream(bytes)));
+    let mut slice = bytes;
+    let via_slice = outcome(kiln_serde::framed::from_reader::<_, Rec>(&mut slice));
+    assert_eq!(via_slice, via_stream, "input {bytes:02x?}");
+    let mut c = Cursor::new(bytes);
+    let via_cursor = outcome(kiln_serde::framed::from_reader::<_, Rec>(&mut c));
+    assert_eq!(via_cursor, via_stream, "input {bytes:02x?}");
+    let used = if via_slice.is_ok() { bytes.len() } else { 0 };
+    assert_eq!(slice.len(), bytes.len() - used, "input {bytes:02x?}");
+    assert_eq!(c.position(), used as u64, "input {bytes:02x?}");
+    via_slice
+}
+
+#[test]
+fn framed_every_cut_and_flipped_byte_agrees_with_a_stream() {
+    let bytes = kiln_serde::framed::to_vec(&rec(4)).unwrap();
+    assert_eq!(framed_agree(&bytes), Ok(rec(4)));
+    for cut in 0..bytes.len() {
+        let e = framed_agree(&bytes[..cut]).unwrap_err();
+        assert_eq!(e.0, ErrorCode::Eof, "cut {cut}");
+    }
+    let mut codes = std::collections::BTreeSet::new();
+    for i in 0..bytes.len() {
+        for flip in [0x01, 0x80, 0xff] {
+            let mut b = bytes.clone();
+            b[i] ^= flip;
+            if let Err((code, _)) = framed_agree(&b) {
+                codes.insert(format!("{code:?}"));
+            }
+        }
+    }
+    // The header's own errors and the hash check are among them.
+    for code in ["Frame", "Schema", "Eof"] {
+        assert!(codes.contains(code), "{codes:?}");
+    }
+}
+
+#[test]
+fn cursors_are_read_in_place_from_their_position() {
+    let mut all = Vec::new();
+    for i in 0..3 {
+        kiln_serde::to_writer(&mut all, &rec(i)).unwrap();
+    }
+    // Back to back through `&mut Cursor<Vec<u8>>`, from a position past a
+    // prefix, as from `&mut &[u8]`.
+    all.splice(0..0, [0xAA, 0xBB]);
+    let mut c = Cursor::new(all);
+    c.set_position(2);
+    for i in 0..3 {
+        let back: Rec = kiln_serde::from_reader(&mut c).unwrap();
+        assert_eq!(back, rec(i));
+    }
+    let end = c.get_ref().len() as u64;
+    assert_eq!(c.position(), end);
+    // At the end, and past it: EOF at 0 with the slice decoder's sentence
+    // (decoded in place; a stream says the stream ended), and the
+    // position left where it was.
+    let e = kiln_serde::from_reader::<_, u8>(&mut c).unwrap_err();
+    let from_slice = kiln_serde::from_slice::<u8>(&[]).unwrap_err();
+    let from_stream = kiln_serde::from_reader::<_, u8>(Stream(&[])).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (ErrorCode::Eof, Some(0)));
+    assert_eq!(e.to_string(), from_slice.to_string());
+    assert_ne!(e.to_string(), from_stream.to_string());
+    c.set_position(end + 10);
+    let e = kiln_serde::from_reader::<_, u8>(&mut c).unwrap_err();
+    assert_eq!(e.to_string(), from_slice.to_string());
+    assert_eq!(c.position(), end + 10);
+    // A value cut short: its error, offsets from the position, and the
+    // position left where it was.
+    let one = kiln_serde::to_vec(&rec(5)).unwrap();
+    let mut cut = vec![0xAA];
+    cut.extend_from_slice(&one[..one.len() - 1]);
+    let mut c = Cursor::new(&cut[..]);
+    c.set_position(1);
+    let e = kiln_serde::from_reader::<_, Rec>(&mut c).unwrap_err();
+    let want = kiln_serde::from_slice::<Rec>(&one[..one.len() - 1]).unwrap_err();
+    assert_eq!(e.to_string(), want.to_string());
+    assert_eq!(c.position(), 1);
+}
+
+#[test]
+fn bincode_and_framed_read_a_cursor_in_place() {
+    let mut all = Vec::new();
+    for i in 0..2 {
+        bincode::serialize_into(&mut all, &rec(i)).unwrap();
+    }
+    let mut c = Cursor::new(&all);
+    for i in 0..2 {
+        let back: Rec = bincode::deserialize_from(&mut c).unwrap();
+        assert_eq!(back, rec(i));
+    }
+    assert_eq!(c.position(), all.len() as u64);
+    let bad = [2u8];
+    let mut c = Cursor::new(&bad[..]);
+    let e = bincode::deserialize_from::<_, bool>(&mut c).unwrap_err();
+    assert!(matches!(*e, ErrorKind::InvalidBoolEncoding(2)));
+    assert_eq!(c.position(), 0);
+
+    let mut all = Vec::new();
+    for i in 0..2 {
+        kiln_serde::framed::to_extend(&mut all, &rec(i)).unwrap();
+    }
+    let mut c = Cursor::new(all);
+    for i in 0..2 {
+        let back: Rec = kiln_serde::framed::from_reader(&mut c).unwrap();
+        assert_eq!(back, rec(i));
+    }
+    assert_eq!(c.position(), c.get_ref().len() as u64);
+    // Cut short: framed::from_slice's error, sentence and all.
+    let one = kiln_serde::framed::to_vec(&rec(1)).unwrap();
+    let cut = &one[..one.len() - 1];
+    let in_place = kiln_serde::framed::from_reader::<_, Rec>(Cursor::new(cut)).unwrap_err();
+    let slice = kiln_serde::framed::from_slice::<Rec>(cut).unwrap_err();
+    assert_eq!(in_place.to_string(), slice.to_string());
 }

@@ -208,8 +208,9 @@ pub trait Options: sealed::Sealed + Sized {
 
     /// Decodes one value from a reader, consuming exactly its bytes (values
     /// written back to back are read one by one). Without a byte limit, a
-    /// `&[u8]` or `&mut &[u8]` reader is decoded in place and moved past
-    /// the value (left where it was after an error).
+    /// `&[u8]` or `&mut &[u8]` reader, or a `Cursor` over bytes, is decoded
+    /// in place and moved past the value (left where it was after an
+    /// error).
     ///
     /// # Errors
     /// `Io(UnexpectedEof)` when the stream ends (before or inside the

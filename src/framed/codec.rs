@@ -92,7 +92,7 @@ fn mismatch(found: u64, want: u64, type_name: &str) -> Error {
 fn check_hash(
     opts: &Options,
     header: &FrameHeader,
-    expected: impl FnOnce() -> Result<u64>,
+    expected: &impl Fn() -> Result<u64>,
     type_name: &str,
 ) -> Result<()> {
     match header.hash {
@@ -131,7 +131,7 @@ pub(super) const HASHED_HEAD: [u8; 8] = [
 pub(super) fn read_slice<'de, T: Deserialize<'de>>(
     opts: &Options,
     bytes: &'de [u8],
-    expected: impl FnOnce() -> Result<u64>,
+    expected: impl Fn() -> Result<u64>,
     type_name: &str,
 ) -> Result<T> {
     // Fast path: a hashed header whose first 8 bytes are exactly
@@ -153,24 +153,57 @@ pub(super) fn read_slice<'de, T: Deserialize<'de>>(
         }
     }
     let header = frame::parse(bytes)?;
-    check_hash(opts, &header, expected, type_name)?;
+    check_hash(opts, &header, &expected, type_name)?;
     let body = bytes.get(FRAME_LEN..).unwrap_or_default();
     opts.from_slice(body)
         .map_err(|e| e.shifted(FRAME_LEN as u64))
 }
 
+/// One framed value from the front of `bytes`, for a reader that is a
+/// slice or a cursor over one (`raw::with_slice_reader`): the header
+/// checked as [`read_slice`] checks it, the value decoded in place as
+/// `from_reader` decodes a slice's; the value and the bytes used, or the
+/// error and 0 (the reader left where it was).
+#[inline(always)]
+fn take_framed<T: DeserializeOwned>(
+    opts: &Options,
+    bytes: &[u8],
+    expected: &impl Fn() -> Result<u64>,
+    type_name: &str,
+) -> (Result<T>, usize) {
+    let checked = frame::parse(bytes).and_then(|h| check_hash(opts, &h, expected, type_name));
+    if let Err(e) = checked {
+        return (Err(e), 0);
+    }
+    let body = bytes.get(FRAME_LEN..).unwrap_or_default();
+    match crate::de::take_in_place::<T>(body, opts.limits()) {
+        (Ok(v), used) => (Ok(v), FRAME_LEN + used),
+        (Err(e), _) => (Err(e.shifted(FRAME_LEN as u64)), 0),
+    }
+}
+
 /// `LIMITED` false (no limit test on any read) only for the free
 /// functions, whose options have no limit.
+/// A slice or cursor reader (`raw::with_slice_reader`) without a total
+/// size limit is read in place, header and value ([`take_framed`]): the
+/// same value or error code and offset as a stream, and the reader left
+/// where it was after an error.
 pub(super) fn read_stream<R: Read, T: DeserializeOwned, const LIMITED: bool>(
     opts: &Options,
     mut reader: R,
-    expected: impl FnOnce() -> Result<u64>,
+    expected: impl Fn() -> Result<u64>,
     type_name: &str,
 ) -> Result<T> {
+    if opts.limits().limit.is_none() {
+        let in_place = crate::raw::with_slice_reader(&mut reader, |bytes| {
+            take_framed(opts, bytes, &expected, type_name)
+        });
+        if let Some(r) = in_place {
+            return r;
+        }
+    }
     let header = frame::read_header(&mut reader)?;
-    check_hash(opts, &header, expected, type_name)?;
-    // `reader` itself, not a borrow: a `&[u8]` or `&mut &[u8]` is then
-    // seen as one and the value decoded in place.
+    check_hash(opts, &header, &expected, type_name)?;
     crate::de::from_reader::<_, T, LIMITED>(reader, opts.limits())
         .map_err(|e| e.shifted(FRAME_LEN as u64))
 }

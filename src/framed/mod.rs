@@ -212,8 +212,9 @@ where
 }
 
 /// Decodes one framed value of `T` from a stream, reading exactly its bytes.
-/// A `&[u8]` or `&mut &[u8]` reader has its value decoded in place, as
-/// [`crate::from_reader`] does.
+/// A `&[u8]` or `&mut &[u8]` reader, or a `Cursor` over bytes, is read in
+/// place, header and value, as [`crate::from_reader`] reads one: moved past
+/// the frame, or left where it was after an error.
 ///
 /// # Errors
 ///

@@ -533,7 +533,73 @@ fn with_slice_reader_finds_only_byte_slices_and_moves_them() {
     assert!(super::with_slice_reader(&mut v.clone(), never).is_none());
     assert!(super::with_slice_reader(&mut &mut v, never).is_none());
     assert!(super::with_slice_reader(&mut &mut v[..], never).is_none());
-    assert!(super::with_slice_reader(&mut std::io::Cursor::new(&bytes[..]), never).is_none());
     assert!(super::with_slice_reader(&mut &mut &mut &bytes[..], never).is_none());
     assert!(super::with_slice_reader(&mut std::io::empty(), never).is_none());
+    let mut c = std::io::Cursor::new(&bytes[..]);
+    assert!(super::with_slice_reader(&mut &mut &mut c, never).is_none());
+    assert!(super::with_slice_reader(&mut std::io::Cursor::new(&mut v[..]), never).is_none());
+    assert!(super::with_slice_reader(&mut std::io::Cursor::new(&mut v), never).is_none());
+    assert!(super::with_slice_reader(&mut std::io::Cursor::new([1u8, 2]), never).is_none());
+}
+
+#[test]
+fn with_slice_reader_finds_cursors_over_bytes_and_moves_their_position() {
+    let bytes = [1u8, 2, 3, 4, 5];
+    let rest = |b: &[u8]| (b.to_vec(), 2);
+    // `&mut Cursor<&[u8]>`: the bytes from the position on; the position
+    // moves past `used`.
+    let mut c = std::io::Cursor::new(&bytes[..]);
+    c.set_position(1);
+    assert_eq!(
+        super::with_slice_reader(&mut &mut c, rest),
+        Some(vec![2, 3, 4, 5])
+    );
+    assert_eq!(c.position(), 3);
+    // `used` past the end: the position stops at the end.
+    assert_eq!(
+        super::with_slice_reader(&mut &mut c, |b| (b.len(), 99)),
+        Some(2)
+    );
+    assert_eq!(c.position(), 5);
+    // A position past the end: no bytes, and it stays where it is.
+    c.set_position(9);
+    assert_eq!(
+        super::with_slice_reader(&mut &mut c, |b| (b.len(), 0)),
+        Some(0)
+    );
+    assert_eq!(c.position(), 9);
+    c.set_position(u64::MAX);
+    assert_eq!(
+        super::with_slice_reader(&mut &mut c, |b| (b.len(), 7)),
+        Some(0)
+    );
+    assert_eq!(c.position(), u64::MAX);
+    // By value, over a `Vec<u8>` and over a `&Vec<u8>`, and `&mut` of each.
+    let v = bytes.to_vec();
+    let mut owned = std::io::Cursor::new(v.clone());
+    owned.set_position(2);
+    assert_eq!(
+        super::with_slice_reader(&mut owned, rest),
+        Some(vec![3, 4, 5])
+    );
+    assert_eq!(owned.position(), 4);
+    assert_eq!(
+        super::with_slice_reader(&mut &mut owned, rest),
+        Some(vec![5])
+    );
+    assert_eq!(owned.position(), 5);
+    let mut borrowed = std::io::Cursor::new(&v);
+    assert_eq!(
+        super::with_slice_reader(&mut borrowed, rest),
+        Some(v.clone())
+    );
+    assert_eq!(borrowed.position(), 2);
+    assert_eq!(
+        super::with_slice_reader(&mut &mut borrowed, rest),
+        Some(vec![3, 4, 5])
+    );
+    assert_eq!(borrowed.position(), 4);
+    let mut by_value = std::io::Cursor::new(&bytes[..]);
+    assert_eq!(super::with_slice_reader(&mut by_value, rest), Some(v));
+    assert_eq!(by_value.position(), 2);
 }
