@@ -162,7 +162,12 @@
 //!     16.63M, `log` 19.96M -> 14.66M / 20.84M -> 15.83M, `savedata`
 //!     16.48M -> 12.36M / 17.15M -> 13.10M, `updates` 36.66M -> 28.28M /
 //!     42.32M -> 30.02M (bincode 1.3's `deserialize_from`: 23.13M, 23.55M,
-//!     19.20M, 36.94M with LTO).
+//!     19.20M, 36.94M with LTO). The cursors (session 24), `from_reader(&mut
+//!     Cursor::new(&bytes[..]))`, LTO / no LTO: `log` 20.04M -> 14.66M /
+//!     21.01M -> 15.83M, `mesh` 32.88M -> 10.88M / 28.63M -> 16.63M,
+//!     `savedata` 16.48M -> 12.36M / 17.23M -> 13.10M, `updates` 37.49M ->
+//!     28.28M / 43.10M -> 30.04M (bincode 1.3: 24.06M, 27.13M, 19.62M,
+//!     37.56M with LTO).
 //!
 //! Miri cannot run here (stable toolchain only); CI runs those tests
 //! under valgrind memcheck instead (`.ci/run`: no invalid read, write or
