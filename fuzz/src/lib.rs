@@ -415,6 +415,22 @@ pub fn check_reader<T: DeserializeOwned + Serialize>(payload: &[u8], plan: &[u8]
             }
             (c, a) => panic!("in place {:?} vs take_from_slice {:?}", c.err(), a.as_ref().err()),
         }
+        // So is a cursor, from its position: moved past the value, left
+        // where it was after an error.
+        let mut cursor = std::io::Cursor::new(payload);
+        cursor.set_position(start as u64);
+        match (kiln_serde::from_reader::<_, T>(&mut cursor), &via_slice) {
+            (Ok(c), Ok((a, tail))) => {
+                assert_eq!(kiln_serde::to_vec(&c).ok(), kiln_serde::to_vec(a).ok());
+                let end = (payload.len() - tail.len()) as u64;
+                assert_eq!(cursor.position(), end, "cursor: wrong position");
+            }
+            (Err(c), Err(a)) => {
+                assert_eq!((c.code(), c.offset()), (a.code(), a.offset()));
+                assert_eq!(cursor.position(), start as u64, "cursor: moved on an error");
+            }
+            (c, a) => panic!("cursor {:?} vs take_from_slice {:?}", c.err(), a.as_ref().err()),
+        }
         match (via_slice, via_reader) {
             (Ok((a, tail)), Ok(b)) => {
                 let used = rest.len() - tail.len();
@@ -700,6 +716,26 @@ pub fn check_framed<T: DeserializeOwned + Serialize + 'static>(
     let a = schema.from_slice(data);
     let mut reader = ChunkReader::new(data, plan);
     let b = schema.from_reader(&mut reader);
+    // A `&mut &[u8]` and a cursor are read in place, header and value: the
+    // stream's outcome, moved as far as the stream read on success, not
+    // moved at all after an error.
+    let mut slice = data;
+    let c = schema.from_reader(&mut slice);
+    let mut cursor = std::io::Cursor::new(data);
+    let d = schema.from_reader(&mut cursor);
+    for (in_place, left) in [(&c, slice.len()), (&d, data.len() - cursor.position() as usize)] {
+        match (in_place, &b) {
+            (Ok(x), Ok(y)) => {
+                assert_eq!(kiln_serde::to_vec(x).ok(), kiln_serde::to_vec(y).ok());
+                assert_eq!(data.len() - left, reader.position(), "in place: wrong rest");
+            }
+            (Err(x), Err(y)) => {
+                assert_eq!((x.code(), x.offset()), (y.code(), y.offset()), "{x} vs {y}");
+                assert_eq!(left, data.len(), "in place: moved on an error");
+            }
+            (x, y) => panic!("in place {:?} vs stream {:?}", x.as_ref().err(), y.as_ref().err()),
+        }
+    }
     match (&a, &b) {
         (Ok(v), Ok(w)) => {
             let body = kiln_serde::to_vec(v).expect("re-encode");
