@@ -413,7 +413,11 @@ pub fn check_reader<T: DeserializeOwned + Serialize>(payload: &[u8], plan: &[u8]
                 assert_eq!((c.code(), c.offset()), (a.code(), a.offset()));
                 assert_eq!(in_place.len(), rest.len(), "in place: moved on an error");
             }
-            (c, a) => panic!("in place {:?} vs take_from_slice {:?}", c.err(), a.as_ref().err()),
+            (c, a) => panic!(
+                "in place {:?} vs take_from_slice {:?}",
+                c.err(),
+                a.as_ref().err()
+            ),
         }
         // So is a cursor, from its position: moved past the value, left
         // where it was after an error.
@@ -429,7 +433,11 @@ pub fn check_reader<T: DeserializeOwned + Serialize>(payload: &[u8], plan: &[u8]
                 assert_eq!((c.code(), c.offset()), (a.code(), a.offset()));
                 assert_eq!(cursor.position(), start as u64, "cursor: moved on an error");
             }
-            (c, a) => panic!("cursor {:?} vs take_from_slice {:?}", c.err(), a.as_ref().err()),
+            (c, a) => panic!(
+                "cursor {:?} vs take_from_slice {:?}",
+                c.err(),
+                a.as_ref().err()
+            ),
         }
         match (via_slice, via_reader) {
             (Ok((a, tail)), Ok(b)) => {
@@ -723,7 +731,10 @@ pub fn check_framed<T: DeserializeOwned + Serialize + 'static>(
     let c = schema.from_reader(&mut slice);
     let mut cursor = std::io::Cursor::new(data);
     let d = schema.from_reader(&mut cursor);
-    for (in_place, left) in [(&c, slice.len()), (&d, data.len() - cursor.position() as usize)] {
+    for (in_place, left) in [
+        (&c, slice.len()),
+        (&d, data.len() - cursor.position() as usize),
+    ] {
         match (in_place, &b) {
             (Ok(x), Ok(y)) => {
                 assert_eq!(kiln_serde::to_vec(x).ok(), kiln_serde::to_vec(y).ok());
@@ -733,7 +744,11 @@ pub fn check_framed<T: DeserializeOwned + Serialize + 'static>(
                 assert_eq!((x.code(), x.offset()), (y.code(), y.offset()), "{x} vs {y}");
                 assert_eq!(left, data.len(), "in place: moved on an error");
             }
-            (x, y) => panic!("in place {:?} vs stream {:?}", x.as_ref().err(), y.as_ref().err()),
+            (x, y) => panic!(
+                "in place {:?} vs stream {:?}",
+                x.as_ref().err(),
+                y.as_ref().err()
+            ),
         }
     }
     match (&a, &b) {
