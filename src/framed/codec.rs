@@ -184,6 +184,7 @@ fn take_framed<T: DeserializeOwned>(
 
 /// `LIMITED` false (no limit test on any read) only for the free
 /// functions, whose options have no limit.
+///
 /// A slice or cursor reader (`raw::with_slice_reader`) without a total
 /// size limit is read in place, header and value ([`take_framed`]): the
 /// same value or error code and offset as a stream, and the reader left
