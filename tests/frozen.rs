@@ -395,6 +395,41 @@ fn a_full_slice_stores_nothing_after_a_refused_write_and_counts_every_byte() {
     assert_eq!((e.code(), e.offset()), (want.code(), want.offset()));
 }
 
+/// A `Serialize` that ignores its serializer's errors and goes on: after a
+/// refused write nothing more is stored, not even what would fit, and the
+/// error is still the size needed.
+#[test]
+fn a_full_slice_stays_full_when_the_value_ignores_the_refusal() {
+    use serde::ser::SerializeTuple;
+    struct Stubborn;
+    impl Serialize for Stubborn {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut t = s.serialize_tuple(3)?;
+            let _ = t.serialize_element(&0x0102_0304u32);
+            let _ = t.serialize_element(&5u8);
+            let _ = t.serialize_element(&6u8);
+            t.end()
+        }
+    }
+    assert_eq!(
+        kiln_serde::to_vec(&Stubborn).unwrap(),
+        hex("04030201 05 06")
+    );
+    for cap in [0, 1, 3, 4, 5] {
+        let mut buf = vec![0u8; cap];
+        let e = kiln_serde::to_slice(&mut buf, &Stubborn).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (ErrorCode::Limit, Some(cap as u64)));
+        assert_eq!(e.detail(), kiln_serde::error::ErrorDetail::BufferFull(6));
+        let stored = match cap {
+            0..=3 => 0,
+            4 => 4,
+            _ => 5,
+        };
+        assert_eq!(buf[..stored], hex("04030201 05")[..stored], "cap {cap}");
+        assert!(buf[stored..].iter().all(|&b| b == 0), "cap {cap}");
+    }
+}
+
 #[test]
 fn unknown_length_seq_is_count_prefixed() {
     struct Iter(u8);
