@@ -362,12 +362,6 @@ impl<'a> Cursor<'a> {
         self.pos
     }
 
-    /// The whole slice.
-    #[inline]
-    pub(crate) fn data(&self) -> &'a [u8] {
-        self.data
-    }
-
     /// The bytes from the position to the end.
     #[inline]
     pub(crate) fn unread(&self) -> &'a [u8] {

@@ -230,6 +230,10 @@ pub struct SliceRead<'de> {
     /// the cursor knows it never passes the end, so a read makes one length
     /// test ([`crate::raw::Cursor`]).
     cur: Cursor<'de>,
+    /// The total size limit, `u64::MAX` for none: read only when a read
+    /// fails, to name the error as a stream would (LIMIT when the read
+    /// passes the limit, whether or not it also passes the input's end).
+    limit: u64,
 }
 
 impl<'de> SliceRead<'de> {
@@ -243,6 +247,7 @@ impl<'de> SliceRead<'de> {
         SliceRead {
             full: slice,
             cur: Cursor::new(slice.get(..end).unwrap_or(slice)),
+            limit: limit.unwrap_or(u64::MAX),
         }
     }
 
@@ -268,28 +273,62 @@ impl<'de> SliceRead<'de> {
 const PENDING_MAX: u64 = 1 << 54;
 
 /// A slice read of `n` bytes at `at` that found too few: LIMIT when the
-/// input holds them but a total size limit (`readable` of the `full`
-/// bytes) stops the read, else EOF. `pos` is the reader's position.
+/// read passes the total size `limit` (as a stream, which tests the limit
+/// before it reads, says even when the input ends first), else EOF: the
+/// `full` input ends before it. `pos` is the reader's position.
 /// Takes values, not the reader, so that an error path does not make the
 /// reader's address escape.
 #[cold]
 #[inline(never)]
-fn short_slice(n: usize, at: u64, pos: usize, readable: usize, full: usize) -> Error {
-    if readable < full && full - pos >= n {
+fn short_slice(n: usize, at: u64, pos: usize, full: usize, limit: u64) -> Error {
+    if (pos as u64).saturating_add(n as u64) > limit {
         Error::at_fmt(
             ErrorCode::Limit,
             at,
-            format_args!("reading {n} more bytes passes the size limit of {readable} bytes"),
+            format_args!("reading {n} more bytes passes the size limit of {limit} bytes"),
         )
     } else {
         Error::at_fmt(
             ErrorCode::Eof,
             at,
-            format_args!(
-                "needs {n} bytes, only {} remain",
-                readable.saturating_sub(pos)
-            ),
+            format_args!("needs {n} bytes, only {} remain", full.saturating_sub(pos)),
         )
+    }
+}
+
+/// LIMIT (at 0, the directory's start in `rest`) where a stream's reads of
+/// a tensor directory would pass the total size limit, `left` of `limit`
+/// bytes: the same tests in the same order as [`IoRead`]'s
+/// `tensors_block` (the header's 32 bytes; after the header's own errors,
+/// the whole block, or when `P + payload_bytes` overflows, the
+/// descriptors and heap), so that a slice under a limit names the error a
+/// stream names. `None`: the slice's own checks decide.
+#[cold]
+#[inline(never)]
+fn directory_over_limit(
+    rest: &[u8],
+    left: u64,
+    limit: u64,
+    limits: &crate::limits::Limits,
+) -> Option<Error> {
+    let over = |n: u64| {
+        Error::at_fmt(
+            ErrorCode::Limit,
+            0,
+            format_args!("reading {n} more bytes passes the size limit of {limit} bytes"),
+        )
+    };
+    if left < 32 {
+        return Some(over(32));
+    }
+    let header: &[u8; 32] = rest.get(..32)?.try_into().ok()?;
+    match crate::tensors::header_lens(header, limits) {
+        Ok((_, total)) if total > left => Some(over(total - 32)),
+        Err(e) if e.code() == ErrorCode::Eof => {
+            let meta = crate::tensors::meta_bytes(header);
+            (meta > left - 32).then(|| over(meta))
+        }
+        _ => None,
     }
 }
 
@@ -298,10 +337,10 @@ fn short_slice(n: usize, at: u64, pos: usize, readable: usize, full: usize) -> E
 /// it, and the decode stops at the first error).
 #[cold]
 #[inline(never)]
-fn settle_slice(e: Error, pos: usize, readable: usize, full: usize) -> Error {
+fn settle_slice(e: Error, pos: usize, full: usize, limit: u64) -> Error {
     match e.pending() {
         None => e,
-        Some((n, back)) => short_slice(n, (pos as u64).saturating_sub(back), pos, readable, full),
+        Some((n, back)) => short_slice(n, (pos as u64).saturating_sub(back), pos, full, limit),
     }
 }
 
@@ -320,7 +359,7 @@ impl<'de> Read<'de> for SliceRead<'de> {
 
     #[inline(always)]
     fn settle(&self, e: Error) -> Error {
-        settle_slice(e, self.pos(), self.cur.data().len(), self.full.len())
+        settle_slice(e, self.pos(), self.full.len(), self.limit)
     }
 
     fn trailing(&self) -> usize {
@@ -351,7 +390,7 @@ impl<'de> Read<'de> for SliceRead<'de> {
                 let back = (pos as u64).wrapping_sub(at);
                 Err(match u8::try_from(back) {
                     Ok(back) if (n as u64) < PENDING_MAX => Error::short_pending(n, back),
-                    _ => short_slice(n, at, pos, self.cur.data().len(), self.full.len()),
+                    _ => short_slice(n, at, pos, self.full.len(), self.limit),
                 })
             }
         }
@@ -363,7 +402,15 @@ impl<'de> Read<'de> for SliceRead<'de> {
         _scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
         let base = self.pos();
-        let len = crate::tensors::validate(self.unread(), limits)
+        if self.limit != u64::MAX {
+            let left = self.limit.saturating_sub(base as u64);
+            if let Some(e) = directory_over_limit(self.rest(), left, self.limit, limits) {
+                return Err(e.shifted(base as u64));
+            }
+        }
+        // Within the limit (tested above), the whole input: a directory
+        // that passes its end is EOF as on a stream.
+        let len = crate::tensors::validate(self.rest(), limits)
             .map_err(|e| e.shifted(base as u64))?
             .block_len();
         match self.cur.take(len) {

@@ -301,7 +301,7 @@ fn cursor_never_passes_the_end() {
     assert_eq!(c.read_array::<1>(), None);
     assert_eq!(c.take(0), Some(&[] as &[u8]));
     assert_eq!(c.take(usize::MAX), None);
-    assert_eq!((c.pos(), c.unread().len(), c.data().len()), (5, 0, 5));
+    assert_eq!((c.pos(), c.unread().len(), c.data.len()), (5, 0, 5));
     let mut e = Cursor::new(&[]);
     assert_eq!((e.read_array::<0>(), e.take(1)), (Some([]), None));
     // Every split of every length agrees with the checked slice ops.
