@@ -330,18 +330,15 @@ pub(crate) fn from_reader<R: std::io::Read, T: de::DeserializeOwned, const LIMIT
 /// position) moved past the value; after an error it is left where it was
 /// (a stream's position then depends on how far it read ahead; a slice
 /// can keep its own).
-/// `None` for any other reader, and under a total size limit, where a
-/// slice and a stream may name different errors (README, error codes).
-/// Without a limit both give the same value or the same error code and
-/// offset (the `reader_chunks` fuzz target, tests/slice_reader.rs).
+/// `None` for any other reader. Both give the same value or the same
+/// error code and offset, with or without a total size limit (the
+/// `reader_chunks` fuzz target, tests/slice_reader.rs,
+/// tests/limit_agreement.rs).
 #[inline(always)]
 pub(crate) fn from_slice_reader<R, T: de::DeserializeOwned>(
     reader: &mut R,
     limits: &Limits,
 ) -> Option<Result<T>> {
-    if limits.limit.is_some() {
-        return None;
-    }
     crate::raw::with_slice_reader(reader, |bytes| take_in_place(bytes, limits))
 }
 
@@ -355,7 +352,7 @@ pub(crate) fn take_in_place<T: de::DeserializeOwned>(
 ) -> (Result<T>, usize) {
     // `InPlace`, not `SliceRead`: `T::deserialize` for it is not the one
     // `from_slice` calls (see `read::InPlace`).
-    let mut de = Decoder::new(InPlace(SliceRead::new(bytes, None)), limits);
+    let mut de = Decoder::new(InPlace(SliceRead::new(bytes, limits.limit)), limits);
     match T::deserialize(&mut de) {
         Ok(v) => (Ok(v), bytes.len() - de.read.0.rest().len()),
         Err(e) => (Err(de.settle(e)), 0),

@@ -287,10 +287,10 @@ impl Options {
     /// bounded chunks, so a lying length costs only what the stream
     /// delivers.
     ///
-    /// Without a total size limit, a `&[u8]` or `&mut &[u8]` reader (or a
-    /// `Cursor` over bytes) is decoded in place and moved past the value, as in
-    /// [`crate::from_reader`]; with one it is read as a stream (see the
-    /// README on where a slice and a stream name different errors).
+    /// A `&[u8]` or `&mut &[u8]` reader (or a `Cursor` over bytes) is
+    /// decoded in place and moved past the value, as in
+    /// [`crate::from_reader`], under a total size limit too (a slice and a
+    /// stream name the same errors there).
     ///
     /// # Errors
     /// As [`Options::from_slice`] (EOF when the stream ends inside the

@@ -216,3 +216,35 @@ fn an_overflowing_directory_agrees_under_every_limit() {
     assert_eq!(codes.first(), Some(&ErrorCode::Limit));
     assert_eq!(codes.last(), Some(&ErrorCode::Eof));
 }
+
+/// A framed value under a limit (which does not count the 16-byte
+/// header): `Schema::from_reader` over a `&mut &[u8]` (read in place,
+/// header and value) and over a stream, and `Schema::from_slice`, agree
+/// at every limit and cut; after an error the slice is where it was.
+#[test]
+fn framed_slice_and_stream_agree_under_every_limit() {
+    let bytes = kiln_serde::framed::to_vec(&rec()).unwrap();
+    let len = bytes.len();
+    let mut limits_hit = 0;
+    for limit in (0..=len - 16 + 1).step_by(3) {
+        let schema = kiln_serde::framed::Schema::<Rec>::new()
+            .unwrap()
+            .with_options(Options::new().with_limit(limit as u64));
+        for cut in (0..=len).step_by(5).chain([len]) {
+            let input = &bytes[..cut];
+            let from_slice = outcome(schema.from_slice(input));
+            let stream = outcome(schema.from_reader(Stream(input)));
+            let mut slice = input;
+            let in_place = outcome(schema.from_reader(&mut slice));
+            assert_eq!(from_slice, stream, "limit {limit}, cut {cut}");
+            assert_eq!(in_place, stream, "limit {limit}, cut {cut}");
+            if in_place.is_err() {
+                assert_eq!(slice.len(), cut, "limit {limit}, cut {cut}");
+            }
+            if matches!(in_place, Err((ErrorCode::Limit, _))) {
+                limits_hit += 1;
+            }
+        }
+    }
+    assert!(limits_hit > 0);
+}

@@ -4,9 +4,9 @@
 //! value, or the same error code and offset, as through a stream, and the
 //! slice left where a stream stops after a value. After an error the
 //! slice is left where it was (a stream's position then depends on how far
-//! it read ahead). Under a total size limit
-//! the stream path is kept (a slice and a stream may name different errors
-//! there). The same for bincode's `deserialize_from`.
+//! it read ahead). Under a total size limit too (the limit counted from
+//! the slice's start, as a stream counts from its first byte). The same for
+//! bincode's `deserialize_from`.
 
 use std::collections::BTreeMap;
 use std::io::Cursor;
@@ -166,7 +166,7 @@ fn caps_other_than_a_total_limit_agree_with_a_stream() {
 }
 
 #[test]
-fn a_total_limit_keeps_the_stream_path() {
+fn a_total_limit_reads_in_place_too() {
     // One 8-byte read that passes both a 4-byte limit and the end of a
     // 6-byte input: LIMIT from a slice, a stream and a `&[u8]` reader
     // (tests/limit_agreement.rs has every limit and cut).
@@ -174,11 +174,38 @@ fn a_total_limit_keeps_the_stream_path() {
     let input = [0u8; 6];
     let from_slice = opts.from_slice::<u64>(&input).unwrap_err();
     let stream = opts.from_reader::<_, u64>(Stream(&input)).unwrap_err();
-    let slice = opts.from_reader::<_, u64>(&input[..]).unwrap_err();
+    let mut slice = &input[..];
+    let in_place = opts.from_reader::<_, u64>(&mut slice).unwrap_err();
     assert_eq!(stream.code(), ErrorCode::Limit);
-    for e in [from_slice, slice] {
+    for e in [from_slice, in_place] {
         assert_eq!((e.code(), e.offset()), (stream.code(), stream.offset()));
     }
+    assert_eq!(slice.len(), 6, "left where it was");
+    // Values back to back, each within a limit counted from the slice's
+    // position: each read in place, the slice moved past it (a stream
+    // would have consumed them from its reader the same way).
+    let mut all = Vec::new();
+    for i in 0..3 {
+        all.extend(kiln_serde::to_vec(&rec(i)).unwrap());
+    }
+    let one = kiln_serde::to_vec(&rec(0)).unwrap().len() as u64;
+    let opts = Options::new().with_limit(one + 2);
+    let mut slice = &all[..];
+    let mut cursor = Cursor::new(&all[..]);
+    for i in 0..3 {
+        assert_eq!(opts.from_reader::<_, Rec>(&mut slice).unwrap(), rec(i));
+        assert_eq!(opts.from_reader::<_, Rec>(&mut cursor).unwrap(), rec(i));
+        assert_eq!(all.len() - slice.len(), cursor.position() as usize);
+    }
+    assert!(slice.is_empty());
+    // A limit one byte short of the value: LIMIT, the slice unmoved.
+    let opts = Options::new().with_limit(one - 1);
+    let mut slice = &all[..];
+    let e = opts.from_reader::<_, Rec>(&mut slice).unwrap_err();
+    let s = opts.from_reader::<_, Rec>(Stream(&all)).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (s.code(), s.offset()));
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert_eq!(slice.len(), all.len());
 }
 
 #[test]
@@ -196,7 +223,7 @@ fn bincode_deserialize_from_reads_a_slice_in_place() {
     let e = bincode::deserialize_from::<_, Rec>(&mut input).unwrap_err();
     assert!(matches!(*e, ErrorKind::Io(ref io) if io.kind() == std::io::ErrorKind::UnexpectedEof));
 
-    // Options without a limit: in place; with one, the stream path.
+    // Options without a limit and with one: in place.
     let one = bincode::serialize(&rec(9)).unwrap();
     let mut input = &one[..];
     let back: Rec = bincode::DefaultOptions::new()

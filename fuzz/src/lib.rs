@@ -395,6 +395,7 @@ pub fn split_chunks_input(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
 /// encoding) or the same error code and offset, and the reader stops
 /// exactly at each value's end.
 pub fn check_reader<T: DeserializeOwned + Serialize>(payload: &[u8], plan: &[u8]) {
+    check_limited::<T>(payload, plan);
     let mut reader = ChunkReader::new(payload, plan);
     let mut rest = payload;
     for _ in 0..3 {
@@ -464,6 +465,66 @@ pub fn check_reader<T: DeserializeOwned + Serialize>(payload: &[u8], plan: &[u8]
             (Ok(_), Err(b)) => panic!("take_from_slice ok, from_reader failed: {b}"),
             (Err(a), Ok(_)) => panic!("from_reader ok, take_from_slice failed: {a}"),
         }
+    }
+}
+
+/// Under a total size limit (taken from the chunk plan, up to two bytes
+/// past the payload), `Options::take_from_slice`, `Options::from_reader`
+/// over the chunked stream and over a `&mut &[u8]` (read in place) agree:
+/// the same value and end, or the same code and offset, the slice left
+/// where it was after an error.
+fn check_limited<T: DeserializeOwned + Serialize>(payload: &[u8], plan: &[u8]) {
+    let seed = plan
+        .iter()
+        .fold(0u64, |h, &b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    let limit = seed % (payload.len() as u64 + 3);
+    let opts = kiln_serde::Options::new().with_limit(limit);
+    let via_slice = opts.take_from_slice::<T>(payload);
+    let mut reader = ChunkReader::new(payload, plan);
+    let via_stream = opts.from_reader::<_, T>(&mut reader);
+    let mut in_place = payload;
+    let via_in_place = opts.from_reader::<_, T>(&mut in_place);
+    match (via_slice, via_stream, via_in_place) {
+        (Ok((a, tail)), Ok(b), Ok(c)) => {
+            let ea = kiln_serde::to_vec(&a).expect("re-encode");
+            assert_eq!(
+                kiln_serde::to_vec(&b).ok(),
+                Some(ea.clone()),
+                "limit {limit}: stream"
+            );
+            assert_eq!(
+                kiln_serde::to_vec(&c).ok(),
+                Some(ea),
+                "limit {limit}: in place"
+            );
+            let used = payload.len() - tail.len();
+            assert!(used as u64 <= limit, "read past the limit {limit}");
+            assert_eq!(reader.position(), used, "limit {limit}: stream end");
+            assert_eq!(in_place.len(), tail.len(), "limit {limit}: in place end");
+        }
+        (Err(a), Err(b), Err(c)) => {
+            assert_eq!(
+                (a.code(), a.offset()),
+                (b.code(), b.offset()),
+                "limit {limit}: {a} vs stream {b}"
+            );
+            assert_eq!(
+                (a.code(), a.offset()),
+                (c.code(), c.offset()),
+                "limit {limit}: {a} vs in place {c}"
+            );
+            assert_eq!(
+                in_place.len(),
+                payload.len(),
+                "limit {limit}: in place moved on an error"
+            );
+        }
+        (a, b, c) => panic!(
+            "limit {limit}: slice {:?}, stream {:?}, in place {:?}",
+            a.err(),
+            b.err(),
+            c.err()
+        ),
     }
 }
 

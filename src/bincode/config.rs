@@ -218,8 +218,8 @@ pub trait Options: sealed::Sealed + Sized {
     /// the other [`ErrorKind`](super::ErrorKind)s for bad bytes.
     fn deserialize_from<R: Read, T: DeserializeOwned>(self, mut reader: R) -> Result<T> {
         let opts = self.kiln_options();
-        // A `&[u8]` reader without a byte limit is decoded in place (and
-        // moved past the value).
+        // A `&[u8]` reader is decoded in place (and moved past the value),
+        // with or without a byte limit.
         if let Some(r) = crate::de::from_slice_reader(&mut reader, opts.limits()) {
             return r.map_err(super::error::from_kiln);
         }

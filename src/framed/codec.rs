@@ -185,8 +185,8 @@ fn take_framed<T: DeserializeOwned>(
 /// `LIMITED` false (no limit test on any read) only for the free
 /// functions, whose options have no limit.
 ///
-/// A slice or cursor reader (`raw::with_slice_reader`) without a total
-/// size limit is read in place, header and value ([`take_framed`]): the
+/// A slice or cursor reader (`raw::with_slice_reader`), with or without a
+/// total size limit, is read in place, header and value ([`take_framed`]): the
 /// same value or error code and offset as a stream, and the reader left
 /// where it was after an error.
 pub(super) fn read_stream<R: Read, T: DeserializeOwned, const LIMITED: bool>(
@@ -195,13 +195,11 @@ pub(super) fn read_stream<R: Read, T: DeserializeOwned, const LIMITED: bool>(
     expected: impl Fn() -> Result<u64>,
     type_name: &str,
 ) -> Result<T> {
-    if opts.limits().limit.is_none() {
-        let in_place = crate::raw::with_slice_reader(&mut reader, |bytes| {
-            take_framed(opts, bytes, &expected, type_name)
-        });
-        if let Some(r) = in_place {
-            return r;
-        }
+    let in_place = crate::raw::with_slice_reader(&mut reader, |bytes| {
+        take_framed(opts, bytes, &expected, type_name)
+    });
+    if let Some(r) = in_place {
+        return r;
     }
     let header = frame::read_header(&mut reader)?;
     check_hash(opts, &header, &expected, type_name)?;
