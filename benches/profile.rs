@@ -16,7 +16,9 @@
 //!              rmp_serde from_read; the reader is a `&mut &[u8]`, which
 //!              kiln decodes in place)
 //!            | ders (der's calls with a 64 KiB `BufReader` over the bytes as
-//!              the reader: a stream for every format)
+//!              the reader: a stream for every format; also kiln_options,
+//!              `Options::from_reader` without a total limit, and kiln_limit,
+//!              with one)
 //!            | derc (der's calls with a `&mut Cursor<&[u8]>` as the reader,
 //!              which kiln decodes in place too)
 //!   format:  kiln | bincode1 | bincode2 | bincode2_legacy | postcard | serde_zap
@@ -78,7 +80,8 @@ fn apart<R>(f: impl FnOnce() -> R) -> R {
 /// `plain` is kiln's encoding (the bytes memcpy copies).
 fn encode<T: Data>(format: &str, v: &T, plain: &[u8]) -> Vec<u8> {
     match format {
-        "kiln" => apart(|| kiln_serde::to_vec(v).unwrap()),
+        // kiln_options and kiln_limit decode kiln's bytes (ders only).
+        "kiln" | "kiln_options" | "kiln_limit" => apart(|| kiln_serde::to_vec(v).unwrap()),
         "kiln_bincode" => apart(|| kiln_serde::bincode::serialize(v).unwrap()),
         "bincode1" => apart(|| bincode1::serialize(v).unwrap()),
         "postcard" => apart(|| postcard::to_stdvec(v).unwrap()),
@@ -195,6 +198,20 @@ fn decode_stream<T: Data>(format: &str, bytes: &[u8]) -> T {
     let r = || std::io::BufReader::with_capacity(1 << 16, bytes);
     match format {
         "kiln" => apart(|| kiln_serde::from_reader(r()).unwrap()),
+        // `Options` with a cap other than the total limit: no limit test.
+        "kiln_options" => apart(|| {
+            kiln_serde::Options::new()
+                .with_max_depth(64)
+                .from_reader(r())
+                .unwrap()
+        }),
+        // The same with a total limit (past the input): a test per read.
+        "kiln_limit" => apart(|| {
+            kiln_serde::Options::new()
+                .with_limit(u64::MAX / 2)
+                .from_reader(r())
+                .unwrap()
+        }),
         "bincode1" => apart(|| bincode1::deserialize_from(r()).unwrap()),
         "kiln_bincode" => apart(|| kiln_serde::bincode::deserialize_from(r()).unwrap()),
         "bincode2" => apart(|| {

@@ -306,7 +306,14 @@ impl Options {
     /// ```
     #[inline]
     pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
-        de::from_reader::<R, T, true>(reader, &self.limits)
+        // Without a total size limit no read tests one, as in
+        // `crate::from_reader` (the stream decoder is then built twice for
+        // `T`, once per kind, when both are used).
+        if self.limits.limit.is_none() {
+            de::from_reader::<R, T, false>(reader, &self.limits)
+        } else {
+            de::from_reader::<R, T, true>(reader, &self.limits)
+        }
     }
 
     /// Decodes a standalone buffer with a `DeserializeSeed`.

@@ -2,8 +2,10 @@
 //!
 //! The functions whose types say there is no byte limit
 //! (`kiln_serde::from_reader`, `framed::from_reader`, the bincode module's
-//! free `deserialize_from` and its options whose limit type is `Infinite`)
-//! read a stream with no limit test at all; every other stream read tests
+//! free `deserialize_from` and its options whose limit type is `Infinite`),
+//! and `Options::from_reader` / `Schema::from_reader` when their options
+//! set none, read a stream with no limit test at all; every other stream
+//! read (`Deserializer::from_reader`, bincode's legacy `config()`) tests
 //! the limit. This file
 //! checks that the two kinds of reader give the same value or the same
 //! error (code and offset) at every cut of an input, and that every bincode
@@ -14,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use kiln_serde::bincode::{self, ErrorKind, KilnOptionsExt, Options as _};
-use kiln_serde::{ErrorCode, Options};
+use kiln_serde::{ErrorCode, Limits, Options};
 use serde::{Deserialize, Serialize};
 
 #[path = "support/stream.rs"]
@@ -48,9 +50,9 @@ fn outcome<T>(r: kiln_serde::Result<T>) -> Result<T, (ErrorCode, Option<u64>)> {
     r.map_err(|e| (e.code(), e.offset()))
 }
 
-/// The unlimited reader (`from_reader`) and the limited one without a
-/// limit (`Options::new().from_reader`) agree at every cut, and with the
-/// slice.
+/// The unlimited reader (`from_reader`, and `Options::new().from_reader`)
+/// and the limited one without a limit (`Deserializer::from_reader`) agree
+/// at every cut, and with the slice.
 #[test]
 fn unlimited_and_limited_readers_agree_at_every_cut() {
     let bytes = kiln_serde::to_vec(&rec()).unwrap();
@@ -59,9 +61,12 @@ fn unlimited_and_limited_readers_agree_at_every_cut() {
         // Through `Stream`: a `&[u8]` reader would be decoded in place.
         let free = outcome(kiln_serde::from_reader::<_, Rec>(Stream(input)));
         let opts = outcome(Options::new().from_reader::<_, Rec>(Stream(input)));
+        let mut de = kiln_serde::de::Deserializer::from_reader(Stream(input), &Limits::DEFAULT);
+        let limited = outcome(Rec::deserialize(&mut de));
         let slice = outcome(kiln_serde::from_slice::<Rec>(input));
         let in_place = outcome(kiln_serde::from_reader::<_, Rec>(input));
         assert_eq!(free, opts, "cut {cut}");
+        assert_eq!(free, limited, "cut {cut}");
         assert_eq!(free, slice, "cut {cut}");
         assert_eq!(free, in_place, "cut {cut}");
         if cut == bytes.len() {
@@ -101,12 +106,25 @@ fn options_limit_holds_on_a_stream() {
     for limit in [0, 3, 4, 16, bytes.len() as u64 - 1] {
         let err = Options::new()
             .with_limit(limit)
-            .from_reader::<_, Rec>(&bytes[..])
+            .from_reader::<_, Rec>(Stream(&bytes))
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::Limit, "limit {limit}");
     }
     let whole = Options::new().with_limit(bytes.len() as u64);
-    assert_eq!(whole.from_reader::<_, Rec>(&bytes[..]).unwrap(), rec());
+    assert_eq!(whole.from_reader::<_, Rec>(Stream(&bytes)).unwrap(), rec());
+    // Schema::from_reader too (the limit does not count the header).
+    let framed = kiln_serde::framed::to_vec(&rec()).unwrap();
+    let schema = kiln_serde::framed::Schema::<Rec>::new().unwrap();
+    for limit in [0, 3, bytes.len() as u64 - 1] {
+        let err = schema
+            .clone()
+            .with_options(Options::new().with_limit(limit))
+            .from_reader(Stream(&framed))
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Limit, "limit {limit}");
+    }
+    let whole = schema.with_options(Options::new().with_limit(bytes.len() as u64));
+    assert_eq!(whole.from_reader(Stream(&framed)).unwrap(), rec());
 }
 
 fn size_limit<T: std::fmt::Debug>(r: bincode::Result<T>) -> bool {

@@ -182,8 +182,8 @@ fn take_framed<T: DeserializeOwned>(
     }
 }
 
-/// `LIMITED` false (no limit test on any read) only for the free
-/// functions, whose options have no limit.
+/// `LIMITED` false (no limit test on any read) only where the options
+/// have no limit (the free functions; `Schema::from_reader` tests).
 ///
 /// A slice or cursor reader (`raw::with_slice_reader`), with or without a
 /// total size limit, is read in place, header and value ([`take_framed`]): the

@@ -240,7 +240,14 @@ impl<T> Schema<T> {
     where
         T: DeserializeOwned,
     {
-        codec::read_stream::<R, T, true>(&self.opts, reader, || Ok(self.hash()), type_name::<T>())
+        // Without a total size limit no read tests one (see
+        // `Options::from_reader`).
+        let hash = || Ok(self.hash());
+        if self.opts.limits().limit.is_none() {
+            codec::read_stream::<R, T, false>(&self.opts, reader, hash, type_name::<T>())
+        } else {
+            codec::read_stream::<R, T, true>(&self.opts, reader, hash, type_name::<T>())
+        }
     }
 }
 
