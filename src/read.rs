@@ -323,7 +323,7 @@ fn directory_over_limit(
     }
     let header: &[u8; 32] = rest.get(..32)?.try_into().ok()?;
     match crate::tensors::header_lens(header, limits) {
-        Ok((_, total)) if total > left => Some(over(total - 32)),
+        Ok((_, total)) if total > left => Some(over(total.saturating_sub(32))),
         Err(e) if e.code() == ErrorCode::Eof => {
             let meta = crate::tensors::meta_bytes(header);
             (meta > left - 32).then(|| over(meta))
