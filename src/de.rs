@@ -105,7 +105,7 @@ impl<'de, R: Read<'de>> Decoder<R> {
     /// `e` as it leaves the decoder: a read's pending error completed
     /// ([`Read::settle`]), and the current offset on an error without one.
     #[inline(always)]
-    pub(crate) fn settle(&self, e: Error) -> Error {
+    pub(crate) fn settle(&mut self, e: Error) -> Error {
         self.read.settle(e).or_offset(self.read.offset())
     }
 

@@ -130,6 +130,9 @@ pub struct Error(ThinBox<ErrorImpl>);
 
 /// The wording of a pending short read.
 const PENDING_MSG: &str = "needs more bytes than remain";
+/// The bit of a pending error's word that marks a fixed-width read's
+/// ([`Error::short_read_pending`]).
+const MOVED: u64 = 1 << 8;
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -153,7 +156,7 @@ impl fmt::Display for DisplayImpl<'_> {
         let e = match self.0 .0.get() {
             Some(e) => e,
             None => {
-                let n = self.0.pending().map_or(0, |(n, _)| n);
+                let n = self.0.pending().map_or(0, |(n, ..)| n);
                 return write!(f, "{}: needs {n} bytes, more than remain", ErrorCode::Eof);
             }
         };
@@ -308,24 +311,38 @@ impl Error {
         self.or_offset(offset)
     }
 
-    /// A slice read of `n` bytes (n > 0) that found too few: EOF or LIMIT,
+    /// A slice take of `n` bytes (n > 0) that found too few: EOF or LIMIT,
     /// without an offset until the reader completes it once the decode has
-    /// stopped (`SliceRead::settle`; a failed read does not move the
+    /// stopped (`SliceRead::settle`; a failed take does not move the
     /// reader, and the decode stops at the first error). Takes nothing
     /// from the reader, so that a read that can fail does not hand the
     /// reader's address to a call: the decoder then stays in registers.
     ///
     /// `back`: how far before the reader's position the value at fault
-    /// starts (0 for a fixed-width read; a str's count for its content).
+    /// starts (a str's count for its content).
     #[inline(always)]
     pub(crate) fn short_pending(n: usize, back: u8) -> Self {
-        Error(ThinBox::word(((n as u64) << 8) | u64::from(back)))
+        Error(ThinBox::word(((n as u64) << 9) | u64::from(back)))
     }
 
-    /// A [`Self::short_pending`] error's `(n, back)`, while not completed.
+    /// As [`Self::short_pending`], for a fixed-width read of `n` bytes:
+    /// such a read moves the reader to the end (`Cursor::read_array`,
+    /// which keeps where it started), and the reader goes back to its
+    /// start when it completes the error.
+    #[inline(always)]
+    pub(crate) fn short_read_pending(n: usize) -> Self {
+        Error(ThinBox::word(((n as u64) << 9) | MOVED))
+    }
+
+    /// A pending error's `(n, back, moved)`, while not completed: `moved`
+    /// for [`Self::short_read_pending`] (the read starts where the reader
+    /// kept), else the read starts at the reader's position and the value
+    /// at fault `back` bytes before it.
     #[inline]
-    pub(crate) fn pending(&self) -> Option<(usize, u64)> {
-        self.0.as_word().map(|w| ((w >> 8) as usize, w & 0xff))
+    pub(crate) fn pending(&self) -> Option<(usize, u64, bool)> {
+        self.0
+            .as_word()
+            .map(|w| ((w >> 9) as usize, w & 0xff, w & MOVED != 0))
     }
 
     /// Adds `base` to the offset (for errors found in a sub-buffer).
@@ -445,9 +462,19 @@ mod tests {
     /// and drops without a free (valgrind in CI).
     #[test]
     fn a_pending_short_read_answers_without_a_value() {
-        for (n, back) in [(1usize, 0u8), (4, 4), (16, 0), (u32::MAX as usize, 4)] {
-            let e = Error::short_pending(n, back);
-            assert_eq!(e.pending(), Some((n, u64::from(back))));
+        let cases = [
+            (1usize, 0u8, false),
+            (4, 4, false),
+            (16, 0, true),
+            (8, 0, true),
+        ];
+        for (n, back, moved) in cases.into_iter().chain([(u32::MAX as usize, 4, false)]) {
+            let e = if moved {
+                Error::short_read_pending(n)
+            } else {
+                Error::short_pending(n, back)
+            };
+            assert_eq!(e.pending(), Some((n, u64::from(back), moved)));
             assert_eq!(e.code(), ErrorCode::Eof);
             assert!(e.is_eof());
             assert_eq!(e.offset(), None);
@@ -466,7 +493,7 @@ mod tests {
                 .unshifted(1);
             assert_eq!(
                 (e.offset(), e.pending()),
-                (None, Some((n, u64::from(back))))
+                (None, Some((n, u64::from(back), moved)))
             );
             let e = e.with_detail(ErrorDetail::BadBool(2));
             assert_eq!(e.detail(), ErrorDetail::None);

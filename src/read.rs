@@ -145,7 +145,7 @@ pub trait Read<'de>: private::Sealed {
     /// Entry points call it once the decode has stopped.
     #[doc(hidden)]
     #[inline(always)]
-    fn settle(&self, e: Error) -> Error {
+    fn settle(&mut self, e: Error) -> Error {
         e
     }
 
@@ -269,8 +269,8 @@ impl<'de> SliceRead<'de> {
 }
 
 /// The largest byte count a pending short read holds (its word keeps 8
-/// bits for `back` and 2 for the tag).
-const PENDING_MAX: u64 = 1 << 54;
+/// bits for `back`, 1 for `moved` and 2 for the tag).
+const PENDING_MAX: u64 = 1 << 53;
 
 /// A slice read of `n` bytes at `at` that found too few: LIMIT when the
 /// read passes the total size `limit` (as a stream, which tests the limit
@@ -332,15 +332,21 @@ fn directory_over_limit(
     }
 }
 
-/// An error from a slice read, with a [`Error::short_pending`] one
-/// completed at the reader's position `pos` (a failed read does not move
-/// it, and the decode stops at the first error).
+/// An error from a slice read, with a pending one completed: a short
+/// fixed-width read's ([`Error::short_read_pending`]) at `short`, where it
+/// started, and a short take's `back` bytes before the reader's position
+/// `pos`, where it started (the decode stops at the first error). `true`
+/// with a short fixed-width read's: the reader goes back to `short`.
 #[cold]
 #[inline(never)]
-fn settle_slice(e: Error, pos: usize, full: usize, limit: u64) -> Error {
+fn settle_slice(e: Error, pos: usize, short: usize, full: usize, limit: u64) -> (Error, bool) {
     match e.pending() {
-        None => e,
-        Some((n, back)) => short_slice(n, (pos as u64).saturating_sub(back), pos, full, limit),
+        None => (e, false),
+        Some((n, _, true)) => (short_slice(n, short as u64, short, full, limit), true),
+        Some((n, back, false)) => {
+            let at = (pos as u64).saturating_sub(back);
+            (short_slice(n, at, pos, full, limit), false)
+        }
     }
 }
 
@@ -358,8 +364,13 @@ impl<'de> Read<'de> for SliceRead<'de> {
     }
 
     #[inline(always)]
-    fn settle(&self, e: Error) -> Error {
-        settle_slice(e, self.pos(), self.full.len(), self.limit)
+    fn settle(&mut self, e: Error) -> Error {
+        let (e, moved) = settle_slice(e, self.pos(), self.cur.short(), self.full.len(), self.limit);
+        if moved {
+            // Back to the short fixed-width read's start (it moved to the end).
+            self.cur.rewind_short();
+        }
+        e
     }
 
     fn trailing(&self) -> usize {
@@ -370,7 +381,7 @@ impl<'de> Read<'de> for SliceRead<'de> {
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
         match self.cur.read_array::<N>() {
             Some(head) => Ok(head),
-            None => Err(Error::short_pending(N, 0)),
+            None => Err(Error::short_read_pending(N)),
         }
     }
 

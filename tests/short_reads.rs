@@ -214,37 +214,59 @@ fn a_visitor_wrapping_a_short_read_sees_a_worded_eof() {
     assert_eq!(e.message(), "wrapped: EOF: needs 4 bytes, more than remain");
 }
 
-/// The documented edge (README, "Decoding one small message"): a
-/// `Deserialize` impl that catches a short read, reads on, and then
-/// returns that same error gets the offset where it stopped reading.
+/// The documented edge (README, "Decoding one small message"): a short
+/// fixed-width read moves the slice reader to the input's end, so a
+/// `Deserialize` impl that catches it and reads on fails there (where
+/// bincode 1.3's slice reader would read the bytes the short read left),
+/// and the caught error, returned after that, is placed at the start of
+/// the last short read, the input's end. Returned at once, it is placed
+/// at its own start.
 #[test]
-fn an_error_returned_after_reading_on_is_placed_where_reading_stopped() {
+fn a_caught_short_read_leaves_the_reader_at_the_end() {
     #[derive(Debug)]
-    struct Stubborn;
-    impl<'de> Deserialize<'de> for Stubborn {
+    struct Stubborn<const READ_ON: bool>;
+    impl<'de, const READ_ON: bool> Deserialize<'de> for Stubborn<READ_ON> {
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct V;
-            impl<'de> serde::de::Visitor<'de> for V {
-                type Value = Stubborn;
+            struct V<const READ_ON: bool>;
+            impl<'de, const READ_ON: bool> serde::de::Visitor<'de> for V<READ_ON> {
+                type Value = Stubborn<READ_ON>;
                 fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                    f.write_str("a u64 or two u8")
+                    f.write_str("a u64 or a u8")
                 }
                 fn visit_seq<A: serde::de::SeqAccess<'de>>(
                     self,
                     mut seq: A,
-                ) -> Result<Stubborn, A::Error> {
+                ) -> Result<Stubborn<READ_ON>, A::Error> {
                     let first = seq.next_element::<u64>().map(|_| ());
                     let e = first.expect_err("3 bytes hold no u64");
-                    seq.next_element::<u8>()?;
-                    seq.next_element::<u8>()?;
+                    if READ_ON {
+                        let next = seq.next_element::<u8>().map(|_| ());
+                        next.expect_err("the short read moved to the end");
+                    }
                     Err(e)
                 }
             }
             d.deserialize_tuple(8, V)
         }
     }
-    let e = kiln_serde::from_slice::<Stubborn>(&[1, 2, 3]).unwrap_err();
-    assert_eq!((e.code(), e.offset()), (ErrorCode::Eof, Some(2)), "{e}");
+    let input = [9u8, 1, 2, 3];
+    let e = kiln_serde::from_slice::<(u8, Stubborn<false>)>(&input).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (ErrorCode::Eof, Some(1)), "{e}");
+    assert_eq!(e.message(), "needs 8 bytes, only 3 remain");
+    let e = kiln_serde::from_slice::<(u8, Stubborn<true>)>(&input).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (ErrorCode::Eof, Some(4)), "{e}");
+    assert_eq!(e.message(), "needs 8 bytes, only 0 remain");
+    // Through `de::Deserializer`, the reader goes back to the short read's
+    // start when the error leaves it: the bytes it found are read next.
+    let mut de = kiln_serde::de::Deserializer::from_slice(&input, &kiln_serde::Limits::DEFAULT);
+    assert_eq!(u8::deserialize(&mut de).unwrap(), 9);
+    let e = u64::deserialize(&mut de).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (ErrorCode::Eof, Some(1)), "{e}");
+    assert_eq!((de.offset(), de.rest()), (1, &[1u8, 2, 3][..]));
+    let e = Stubborn::<false>::deserialize(&mut de).unwrap_err();
+    assert_eq!((e.offset(), de.rest()), (Some(1), &[1u8, 2, 3][..]));
+    assert_eq!(u16::deserialize(&mut de).unwrap(), 0x0201);
+    assert_eq!(de.rest(), &[3u8][..]);
 }
 
 /// A str's content cut short fails at the str's first byte (its count),

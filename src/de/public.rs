@@ -143,7 +143,7 @@ macro_rules! forward_settled {
                 visitor: V,
             ) -> std::result::Result<V::Value, Self::Error> {
                 let r = (&mut self.de).$method($($arg,)* visitor);
-                r.map_err(|e| $settle(&self.de, e))
+                r.map_err(|e| $settle(&mut self.de, e))
             }
         )*
     };
@@ -151,7 +151,7 @@ macro_rules! forward_settled {
 pub(crate) use forward_settled;
 
 /// [`Decoder::settle`], as [`forward_settled`] calls it.
-fn settle<'de, R: Read<'de>>(de: &Decoder<R>, e: crate::error::Error) -> crate::error::Error {
+fn settle<'de, R: Read<'de>>(de: &mut Decoder<R>, e: crate::error::Error) -> crate::error::Error {
     de.settle(e)
 }
 

@@ -295,13 +295,19 @@ fn cursor_never_passes_the_end() {
     assert_eq!(c.read_array::<2>(), Some([1, 2]));
     assert_eq!(c.take(4), None);
     assert_eq!(c.pos(), 2);
+    // A short read moves to the end and keeps where it started...
     assert_eq!(c.read_array::<4>(), None);
+    assert_eq!((c.pos(), c.unread(), c.short()), (5, &[] as &[u8], 2));
+    // ... and `rewind_short` puts it back there.
+    c.rewind_short();
+    assert_eq!(c.pos(), 2);
     assert_eq!(c.take(3), Some(&[3u8, 4, 5][..]));
     assert_eq!(c.unread(), &[] as &[u8]);
     assert_eq!(c.read_array::<1>(), None);
+    assert_eq!(c.short(), 5);
     assert_eq!(c.take(0), Some(&[] as &[u8]));
     assert_eq!(c.take(usize::MAX), None);
-    assert_eq!((c.pos(), c.unread().len(), c.data.len()), (5, 0, 5));
+    assert_eq!((c.pos(), c.unread().len()), (5, 0));
     let mut e = Cursor::new(&[]);
     assert_eq!((e.read_array::<0>(), e.take(1)), (Some([]), None));
     // Every split of every length agrees with the checked slice ops.
@@ -315,11 +321,16 @@ fn cursor_never_passes_the_end() {
             assert_eq!(c.unread(), &buf[at..len]);
             let next = c.read_array::<3>();
             assert_eq!(next.as_ref(), super::first_chunk::<3>(&buf[at..len]));
-            assert_eq!(c.pos(), if next.is_some() { at + 3 } else { at });
+            assert_eq!(c.pos(), if next.is_some() { at + 3 } else { len });
+            if next.is_none() {
+                assert_eq!(c.short(), at);
+                c.rewind_short();
+                assert_eq!(c.unread(), &buf[at..len]);
+            }
             let at = c.pos();
             let wide = c.read_array::<8>();
             assert_eq!(wide.as_ref(), super::first_chunk::<8>(&buf[at..len]));
-            assert_eq!(c.pos(), if wide.is_some() { at + 8 } else { at });
+            assert_eq!(c.pos(), if wide.is_some() { at + 8 } else { len });
         }
     }
 }

@@ -31,7 +31,7 @@ impl<'de> Read<'de> for InPlace<'de> {
     }
 
     #[inline(always)]
-    fn settle(&self, e: Error) -> Error {
+    fn settle(&mut self, e: Error) -> Error {
         self.0.settle(e)
     }
 

@@ -87,7 +87,10 @@ pub(crate) fn passing(err: crate::Error) -> Error {
 }
 
 /// [`crate::de::Decoder::settle`], then bincode's error for it.
-fn settle<'de, R: crate::read::Read<'de>>(de: &crate::de::Decoder<R>, e: crate::Error) -> Error {
+fn settle<'de, R: crate::read::Read<'de>>(
+    de: &mut crate::de::Decoder<R>,
+    e: crate::Error,
+) -> Error {
     passing(de.settle(e))
 }
 
