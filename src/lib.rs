@@ -222,7 +222,8 @@ pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T,
 /// chunks, so a lying length costs only what the stream delivers.
 ///
 /// A `&[u8]` or `&mut &[u8]` reader, or a `std::io::Cursor` over a
-/// `&[u8]`, `Vec<u8>` or `&Vec<u8>` (by value or `&mut`), is decoded in
+/// `&[u8]`, `Vec<u8>`, `&Vec<u8>`, `Box<[u8]>`, `&mut [u8]` or `&mut Vec<u8>`
+/// (by value or `&mut`), is decoded in
 /// place, as [`take_from_slice`] decodes it (no copy per field), from the
 /// cursor's position on, and moved past the value; after an error it is
 /// left where it was.

@@ -154,7 +154,8 @@
 //! 12. [`with_slice_reader`] (`raw/slice_reader.rs`): `from_reader`'s
 //!     reader, when it is a `&[u8]` or `&mut &[u8]` (bincode's
 //!     `deserialize_from(&mut input)`), or a `std::io::Cursor` over a
-//!     `&[u8]`, `Vec<u8>` or `&Vec<u8>` (by value or `&mut`), is taken as
+//!     `&[u8]`, `Vec<u8>`, `&Vec<u8>`, `Box<[u8]>`, `&mut [u8]` or
+//!     `&mut Vec<u8>` (since session 26; by value or `&mut`), is taken as
 //!     the slice (the cursor) its `TypeId` says it is: the value is decoded
 //!     as `take_from_slice` decodes it and the slice (the cursor's
 //!     position) moved past it, instead of a `read_exact` and an offset

@@ -94,9 +94,22 @@ fn agree<T: DeserializeOwned + PartialEq + std::fmt::Debug>(bytes: &[u8]) -> Out
     assert_eq!(outcome(kiln_serde::from_reader::<_, T>(&mut c)), via_slice);
     assert_eq!(c.position(), used, "input {bytes:02x?}");
     assert_eq!(
-        outcome(kiln_serde::from_reader::<_, T>(Cursor::new(v))),
+        outcome(kiln_serde::from_reader::<_, T>(Cursor::new(v.clone()))),
         via_slice
     );
+    // Over a `Box<[u8]>`, a `&mut [u8]` and a `&mut Vec<u8>`: in place too
+    // (a stream would have moved on an error).
+    let mut c = Cursor::new(v.clone().into_boxed_slice());
+    assert_eq!(outcome(kiln_serde::from_reader::<_, T>(&mut c)), via_slice);
+    assert_eq!(c.position(), used, "input {bytes:02x?}");
+    let mut buf = v.clone();
+    let mut c = Cursor::new(&mut buf[..]);
+    assert_eq!(outcome(kiln_serde::from_reader::<_, T>(&mut c)), via_slice);
+    assert_eq!(c.position(), used, "input {bytes:02x?}");
+    let mut c = Cursor::new(&mut buf);
+    assert_eq!(outcome(kiln_serde::from_reader::<_, T>(&mut c)), via_slice);
+    assert_eq!(c.position(), used, "input {bytes:02x?}");
+    assert_eq!(buf, v);
     via_slice
 }
 

@@ -242,9 +242,9 @@ pub fn deserialize<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
 
 /// Decodes one value from a reader, consuming exactly its bytes, so values
 /// written back to back are read one by one. A `&[u8]` or `&mut &[u8]`
-/// reader, or a `std::io::Cursor` over a `&[u8]`, `Vec<u8>` or `&Vec<u8>`,
-/// is decoded in place and moved past the value (left where it was after
-/// an error).
+/// reader, or a `std::io::Cursor` over a `&[u8]`, `Vec<u8>`, `&Vec<u8>`,
+/// `Box<[u8]>`, `&mut [u8]` or `&mut Vec<u8>`, is decoded in place and
+/// moved past the value (left where it was after an error).
 ///
 /// # Errors
 /// `Io(UnexpectedEof)` when the stream ends before or inside the value;

@@ -5,7 +5,8 @@ use std::io::Cursor;
 
 /// Runs `f` over the bytes of `r` when `R` is a byte slice, `&[u8]` or
 /// `&mut &[u8]` (bincode's `deserialize_from(&mut input)`), or a cursor
-/// over one, `Cursor<&[u8]>`, `Cursor<Vec<u8>>` or `Cursor<&Vec<u8>>`, by
+/// over one, `Cursor<&[u8]>`, `Cursor<Vec<u8>>`, `Cursor<&Vec<u8>>`,
+/// `Cursor<Box<[u8]>>`, `Cursor<&mut [u8]>` or `Cursor<&mut Vec<u8>>`, by
 /// value or `&mut`; and moves the slice (the cursor's position) past the
 /// first `used` bytes, where `(u, used)` is what `f` returns (`used` is
 /// capped at the bytes handed to `f`). A cursor hands over the bytes from
@@ -33,6 +34,12 @@ pub(crate) fn with_slice_reader<R, U>(r: &mut R, f: impl FnOnce(&[u8]) -> (U, us
         return Some(from_cursor(c, f));
     } else if let Some(c) = cursor::<R, &Vec<u8>>(r) {
         return Some(from_cursor(c, f));
+    } else if let Some(c) = cursor::<R, Box<[u8]>>(r) {
+        return Some(from_cursor(c, f));
+    } else if let Some(c) = cursor::<R, &mut [u8]>(r) {
+        return Some(from_cursor(c, f));
+    } else if let Some(c) = cursor::<R, &mut Vec<u8>>(r) {
+        return Some(from_cursor(c, f));
     } else {
         return None;
     };
@@ -55,10 +62,12 @@ pub(crate) fn with_slice_reader<R, U>(r: &mut R, f: impl FnOnce(&[u8]) -> (U, us
 fn cursor<'r, R, B: 'r>(r: &'r mut R) -> Option<&'r mut Cursor<B>> {
     if typeid::of::<R>() == typeid::of::<Cursor<B>>() {
         // SAFETY: `R` is `Cursor<B'>` where `B'` is `B` up to lifetimes
-        // (`&'b [u8]` or `&'b Vec<u8>` with `'b` outliving `'r`, since
-        // `R: 'r`): the same layout. The cursor is used for `'r` only, to
-        // read its bytes and set its position, never to store a `B`, so
-        // the shorter lifetime is never written into the caller's cursor.
+        // (`&'b [u8]`, `&'b Vec<u8>`, `&'b mut [u8]` or `&'b mut Vec<u8>`
+        // with `'b` outliving `'r`, since `R: 'r`; `Vec<u8>` and
+        // `Box<[u8]>` have none): the same layout. The cursor is used for
+        // `'r` only, to read its bytes (shared, through `AsRef`) and set
+        // its position, never to store a `B` or write through one, so the
+        // shorter lifetime is never written into the caller's cursor.
         Some(unsafe { &mut *(r as *mut R).cast::<Cursor<B>>() })
     } else if typeid::of::<R>() == typeid::of::<&mut Cursor<B>>() {
         // SAFETY: `R` is `&'a mut Cursor<B'>` (`B'` as above), so `r`

@@ -548,9 +548,9 @@ fn with_slice_reader_finds_only_byte_slices_and_moves_them() {
     assert!(super::with_slice_reader(&mut std::io::empty(), never).is_none());
     let mut c = std::io::Cursor::new(&bytes[..]);
     assert!(super::with_slice_reader(&mut &mut &mut c, never).is_none());
-    assert!(super::with_slice_reader(&mut std::io::Cursor::new(&mut v[..]), never).is_none());
-    assert!(super::with_slice_reader(&mut std::io::Cursor::new(&mut v), never).is_none());
     assert!(super::with_slice_reader(&mut std::io::Cursor::new([1u8, 2]), never).is_none());
+    let mut words = std::io::Cursor::new(vec![1u16, 2]);
+    assert!(super::with_slice_reader(&mut words, never).is_none());
 }
 
 #[test]
@@ -611,6 +611,45 @@ fn with_slice_reader_finds_cursors_over_bytes_and_moves_their_position() {
     );
     assert_eq!(borrowed.position(), 4);
     let mut by_value = std::io::Cursor::new(&bytes[..]);
-    assert_eq!(super::with_slice_reader(&mut by_value, rest), Some(v));
+    assert_eq!(
+        super::with_slice_reader(&mut by_value, rest),
+        Some(v.clone())
+    );
     assert_eq!(by_value.position(), 2);
+    // Over a `Box<[u8]>`, a `&mut [u8]` and a `&mut Vec<u8>`, by value and
+    // `&mut`; the bytes are left as they were.
+    let mut boxed = std::io::Cursor::new(v.clone().into_boxed_slice());
+    boxed.set_position(1);
+    assert_eq!(
+        super::with_slice_reader(&mut boxed, rest),
+        Some(vec![2, 3, 4, 5])
+    );
+    assert_eq!(
+        super::with_slice_reader(&mut &mut boxed, rest),
+        Some(vec![4, 5])
+    );
+    assert_eq!(boxed.position(), 5);
+    let mut buf = v.clone();
+    let mut in_buf = std::io::Cursor::new(&mut buf[..]);
+    assert_eq!(
+        super::with_slice_reader(&mut &mut in_buf, rest),
+        Some(v.clone())
+    );
+    assert_eq!(
+        super::with_slice_reader(&mut in_buf, rest),
+        Some(vec![3, 4, 5])
+    );
+    assert_eq!(in_buf.position(), 4);
+    let mut in_vec = std::io::Cursor::new(&mut buf);
+    in_vec.set_position(3);
+    assert_eq!(
+        super::with_slice_reader(&mut in_vec, |b| (b.to_vec(), 1)),
+        Some(vec![4, 5])
+    );
+    assert_eq!(
+        super::with_slice_reader(&mut &mut in_vec, |b| (b.to_vec(), 1)),
+        Some(vec![5])
+    );
+    assert_eq!(in_vec.position(), 5);
+    assert_eq!(buf, v);
 }
