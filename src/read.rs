@@ -141,7 +141,9 @@ pub trait Read<'de>: private::Sealed {
     fn trailing(&self) -> usize;
 
     /// `e` completed: an error a read of this reader left pending
-    /// ([`Error::short_pending`]) gets its code, offset and wording.
+    /// ([`Error::short_pending`], [`Error::short_read_pending`]) gets its
+    /// code, offset and wording, and a slice reader that a short
+    /// fixed-width read moved to its end goes back to that read's start.
     /// Entry points call it once the decode has stopped.
     #[doc(hidden)]
     #[inline(always)]

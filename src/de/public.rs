@@ -4,8 +4,10 @@
 //! A slice read that finds too few bytes does not build its error from the
 //! reader (that would hand the reader's address to a call on every read
 //! that can fail, and keep the whole decoder in memory): it leaves the
-//! error pending, and whoever holds the decoder completes it once the
-//! decode stops (`Decoder::settle`). The crate's entry points do that
+//! error pending (a fixed-width read also moves the reader to the input's
+//! end), and whoever holds the decoder completes it, and moves the reader
+//! back to the failed read's start, once the decode stops
+//! (`Decoder::settle`). The crate's entry points do that
 //! themselves; this type does it for a caller who drives the decoder by
 //! hand, on every value it is asked for, so its errors are the entry
 //! points' errors.
