@@ -55,6 +55,10 @@ pub(crate) struct Decoder<R> {
     last_str: (usize, usize),
     /// Map keys being read (str/bytes positions are tracked only then).
     in_key: u32,
+    /// A str/bytes count at or above this takes [`Self::bytes_slow`]:
+    /// `max_bytes + 1` outside map keys, 0 inside one (every count), so a
+    /// value outside keys tests its count once for both (`map.rs`).
+    str_bar: u64,
 }
 
 impl<'de> Decoder<SliceRead<'de>> {
@@ -94,8 +98,10 @@ impl<'de, R: Read<'de>> Decoder<R> {
             limits: *limits,
             last_str: (usize::MAX, usize::MAX),
             in_key: 0,
+            str_bar: limits.max_bytes.saturating_add(1),
         }
     }
+
 
     /// Byte offset of the next byte to read.
     pub(crate) fn offset(&self) -> u64 {
@@ -208,6 +214,17 @@ impl<'de, R: Read<'de>> Decoder<R> {
     fn bytes_value(&mut self) -> Result<(Reference<'de, '_>, u64)> {
         let at = self.read.offset();
         let n = self.u32()?;
+        if u64::from(n) >= self.str_bar {
+            self.bytes_slow(n, at)?;
+        }
+        let r = self.read.take(n as usize, at, &mut self.scratch)?;
+        Ok((r, at))
+    }
+
+    /// A str/bytes count past [`Self::str_bar`]: over `max_bytes`, or
+    /// inside a map key.
+    #[inline]
+    fn bytes_slow(&mut self, n: u32, at: u64) -> Result<()> {
         if u64::from(n) > self.limits.max_bytes {
             return Err(over_cap("length", n, self.limits.max_bytes, at));
         }
@@ -217,8 +234,7 @@ impl<'de, R: Read<'de>> Decoder<R> {
             let start = self.read.mark();
             self.last_str = (start, start + n as usize);
         }
-        let r = self.read.take(n as usize, at, &mut self.scratch)?;
-        Ok((r, at))
+        Ok(())
     }
 
     #[cold]
@@ -636,7 +652,7 @@ fn all_read<T>(r: Result<T>, left: usize, n: usize, at: u64) -> Result<T> {
 
 #[cold]
 #[inline(never)]
-fn left_unread(left: usize, n: usize, at: u64) -> Error {
+pub(super) fn left_unread(left: usize, n: usize, at: u64) -> Error {
     Error::at_fmt(
         ErrorCode::Message,
         at,

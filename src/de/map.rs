@@ -32,14 +32,14 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for MapAccess<'_, R> {
         let at = de.read.offset();
         let start = de.read.mark();
         de.last_str = (usize::MAX, usize::MAX);
-        de.in_key += 1;
+        de.set_in_key(de.in_key + 1);
         let r = if R::KEYS_APART {
             de.recorded_key(seed)
         } else {
             seed.deserialize(&mut *de)
         };
         let end = de.read.mark();
-        de.in_key -= 1;
+        de.set_in_key(de.in_key - 1);
         let key = r?;
         let cur = if de.last_str == (start + 4, end) {
             (start + 4, end)
@@ -71,6 +71,18 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for MapAccess<'_, R> {
 }
 
 impl<'de, R: Read<'de>> Decoder<R> {
+    /// Sets the number of map keys open, and with it `str_bar` (0 inside
+    /// a key: every str/bytes count takes `bytes_slow`, which records it).
+    #[inline]
+    fn set_in_key(&mut self, in_key: u32) {
+        self.in_key = in_key;
+        self.str_bar = if in_key > 0 {
+            0
+        } else {
+            self.limits.max_bytes.saturating_add(1)
+        };
+    }
+
     /// One map key of a stream, read by a deserializer over the stream's
     /// [`Read::Key`] reader with this one's state (depth, size-hint budget,
     /// scratch buffer), which it takes back afterwards.
@@ -84,6 +96,7 @@ impl<'de, R: Read<'de>> Decoder<R> {
             limits: self.limits,
             last_str: self.last_str,
             in_key: self.in_key,
+            str_bar: self.str_bar,
         };
         let r = seed.deserialize(&mut kd);
         let Decoder {
