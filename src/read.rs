@@ -61,7 +61,7 @@ macro_rules! stream_read_methods {
         /// The limit test (an exit to LIMIT), the read, the count: small
         /// enough to be inlined into every field's decode. Nothing here
         /// returns to the fast path from a call (the record of a map key
-        /// is [`KeyRead`]'s), so LLVM keeps the reader in registers across
+        /// is [`KeyRead`](crate::read::KeyRead)'s), so LLVM keeps the reader in registers across
         /// fields (see `Tally::within`).
         #[inline]
         fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {

@@ -1,6 +1,6 @@
 //! bincode 1.3's error shape: [`Error`] is `Box<ErrorKind>`, and every Kiln
 //! error is translated to the closest [`ErrorKind`], by its code and
-//! [`ErrorDetail`](crate::error::ErrorDetail) (never by its message text).
+//! [`ErrorDetail`] (never by its message text).
 //!
 //! | Kiln code | `ErrorKind` |
 //! |---|---|

@@ -6,7 +6,7 @@
 //! generic functions without `#[inline]`, so LLVM keeps them out of line
 //! once a type has a few such fields, and the whole deserializer then
 //! lives in memory (its read position stored after every field).
-//! [`Fields::next_element`] recognizes the two types by their type id (a
+//! [`Fields`]' `next_element` recognizes the two types by their type id (a
 //! compile-time constant, so every other field type pays nothing), reads
 //! the string here, and hands it to the type's own `Deserialize` through
 //! serde's trivial string deserializers, so the value and every error are

@@ -1,7 +1,7 @@
 //! [`AlignedBuf`]: owned bytes whose first byte is 64-byte aligned in
 //! memory, so that the payloads of a directory stored at its start are
 //! aligned for every typed view. No `unsafe` here: the storage is a `Vec`
-//! of 64-byte aligned blocks ([`Block64`], whose `Pod` impl is in the
+//! of 64-byte aligned blocks ([`Block64`](crate::raw::Block64), whose `Pod` impl is in the
 //! crate's unsafe module) seen as bytes through `bytemuck`.
 
 use std::fmt;

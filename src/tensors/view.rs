@@ -100,7 +100,7 @@ impl<'a> TensorsView<'a> {
         ))
     }
 
-    /// A view of a block validated by the caller (used by [`Tensors`]).
+    /// A view of a block validated by the caller (used by [`Tensors`](super::owned::Tensors)).
     pub(crate) fn from_parts(block: &'a [u8], layout: &'a Layout) -> Self {
         TensorsView {
             block,
