@@ -102,7 +102,6 @@ impl<'de, R: Read<'de>> Decoder<R> {
         }
     }
 
-
     /// Byte offset of the next byte to read.
     pub(crate) fn offset(&self) -> u64 {
         self.read.offset()
