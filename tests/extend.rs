@@ -346,3 +346,31 @@ fn to_writer_staging_is_reused_without_leaking_bytes() {
     let inner = kiln_serde::to_vec(&(9u32, "inner")).unwrap();
     assert!(order[2].ends_with(&inner));
 }
+
+/// Writes a field, then panics.
+struct Panics;
+impl Serialize for Panics {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeTuple;
+        let mut t = s.serialize_tuple(2)?;
+        t.serialize_element(&0xdead_beef_u32)?;
+        panic!("a Serialize impl that panics halfway");
+    }
+}
+
+/// A call that unwound out of `to_writer` (its `Serialize` panicked after
+/// writing) leaves nothing behind for the thread's next call.
+#[test]
+fn to_writer_after_a_panicking_serialize_writes_only_its_value() {
+    let small = (7u8, "small");
+    let mut w = NotAVec(Vec::new());
+    kiln_serde::to_writer(&mut w, &small).unwrap();
+    w.0.clear();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut sink = NotAVec(Vec::new());
+        let _ = kiln_serde::to_writer(&mut sink, &Panics);
+    }));
+    assert!(r.is_err());
+    kiln_serde::to_writer(&mut w, &small).unwrap();
+    assert_eq!(w.0, kiln_serde::to_vec(&small).unwrap());
+}

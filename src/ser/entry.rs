@@ -2,7 +2,7 @@
 //! reused `Vec`, a caller's slice, a writer, a counter), how many times the
 //! value's `Serialize` runs for it, and how sizes and errors come back.
 
-use std::cell::Cell;
+use std::cell::RefCell;
 use std::io;
 
 use serde::Serialize;
@@ -301,17 +301,24 @@ pub(crate) fn to_writer<W: io::Write, T: ?Sized + Serialize>(
         let start = v.len() as u64;
         return extend_grow(v, &[], value, limits).map_err(|e| e.unshifted(start));
     }
-    match STAGING.try_with(|cell| staged(&mut writer, value, limits, cell)) {
-        Ok(r) => r,
-        Err(_) => unstaged(&mut writer, value, limits),
+    // The thread's staging buffer, borrowed in place; taken already (a
+    // `Serialize` impl that calls `to_writer`) or torn down: a `Vec` of
+    // the call's own.
+    match STAGING.try_with(|cell| {
+        cell.try_borrow_mut()
+            .map(|mut staging| staged(&mut writer, value, limits, &mut staging))
+    }) {
+        Ok(Ok(r)) => r,
+        _ => unstaged(&mut writer, value, limits),
     }
 }
 
-/// `to_writer` while this thread's storage is torn down (a destructor
-/// serializes): the value is built whole in a `Vec` of its own, then
-/// written. Not through [`staged`]: a second caller of the staging
-/// serializer kept the value's `Serialize` from being inlined into the
-/// first (`tick32 serio`, LTO: 150 -> 166 instructions).
+/// `to_writer` while this thread's staging buffer is in use (a
+/// destructor or a `Serialize` impl serializes) or torn down: the value is
+/// built whole in a `Vec` of its own, then written. Not through
+/// [`staged`]: a second caller of the staging serializer kept the value's
+/// `Serialize` from being inlined into the first (`tick32 serio`, LTO:
+/// 150 -> 166 instructions).
 #[cold]
 #[inline(never)]
 fn unstaged<W: io::Write, T: ?Sized + Serialize>(
@@ -324,21 +331,24 @@ fn unstaged<W: io::Write, T: ?Sized + Serialize>(
     writer.write_all(&whole).map_err(|e| Error::io(e, Some(0)))
 }
 
-/// `to_writer` through a staging buffer: the one `cell` holds (this
-/// thread's last call left it, so a small message costs no allocation and
-/// no free), put back there afterwards unless it grew large.
+/// `to_writer` through the thread's staging buffer (its last call left
+/// it, so a small message costs no allocation and no free), freed
+/// afterwards if it grew large. Borrowed in place: taken out
+/// of a `Cell` and put back, its three words were moved twice a call.
 #[inline(always)]
 fn staged<W: io::Write, T: ?Sized + Serialize>(
     writer: &mut W,
     value: &T,
     limits: &Limits,
-    cell: &Cell<Vec<u8>>,
+    staging: &mut Vec<u8>,
 ) -> Result<()> {
-    let mut staging = cell.take();
+    // Emptied here, not at the end: a call that unwound (a `Serialize`
+    // impl or the writer panicked) left its bytes in it.
+    staging.clear();
     if staging.capacity() == 0 {
         staging.reserve(256);
     }
-    let mut ser = Serializer::with_sink(StreamOut::new(&mut staging), Sink::Writer(writer), limits);
+    let mut ser = Serializer::with_sink(StreamOut::new(staging), Sink::Writer(writer), limits);
     let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
     let flushed = ser.flushed;
     ser.out.finish();
@@ -348,21 +358,20 @@ fn staged<W: io::Write, T: ?Sized + Serialize>(
     // its buffer is then inlined here.
     let r = r.and_then(|()| {
         writer
-            .write_all(&staging)
+            .write_all(staging)
             .map_err(|e| Error::io(e, Some(flushed)))
     });
-    if staging.capacity() <= STAGING_KEEP {
-        staging.clear();
-        cell.set(staging);
+    if staging.capacity() > STAGING_KEEP {
+        *staging = Vec::new();
     }
     r
 }
 
 thread_local! {
-    /// `to_writer`'s staging buffer between calls on this thread (taken
-    /// out for a call, so a `Serialize` impl that calls `to_writer` itself
-    /// just gets a new one).
-    static STAGING: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+    /// `to_writer`'s staging buffer between calls on this thread
+    /// (borrowed for a call, so a `Serialize` impl that calls `to_writer`
+    /// itself gets a `Vec` of its own).
+    static STAGING: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The largest staging capacity a thread keeps between `to_writer` calls:
