@@ -111,6 +111,7 @@ where
 ///     assert_eq!(kiln_serde::framed::from_slice::<Tick>(&buf).unwrap(), Tick { seq });
 /// }
 /// ```
+#[inline]
 pub fn to_extend<'de, T>(out: &mut Vec<u8>, value: &T) -> Result<()>
 where
     T: Serialize + Deserialize<'de>,
