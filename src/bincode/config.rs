@@ -190,6 +190,7 @@ pub trait Options: sealed::Sealed + Sized {
     /// past the byte limit; `Custom("Slice had bytes remaining after
     /// deserialization")` for trailing bytes unless allowed; the other
     /// [`ErrorKind`](super::ErrorKind)s for bad bytes.
+    #[inline]
     fn deserialize<'a, T: Deserialize<'a>>(self, bytes: &'a [u8]) -> Result<T> {
         super::deserialize_seed_with(&self.kiln_options(), PhantomData, bytes)
     }

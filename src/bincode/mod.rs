@@ -236,6 +236,7 @@ pub fn serialized_size<T: ?Sized + Serialize>(value: &T) -> Result<u64> {
 /// let s: &str = bincode::deserialize(&[2, 0, 0, 0, b'h', b'i', 0xff]).unwrap();
 /// assert_eq!(s, "hi");
 /// ```
+#[inline]
 pub fn deserialize<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
     deserialize_seed_with(&FREE, PhantomData, bytes)
 }
@@ -344,6 +345,7 @@ fn serialized_size_with<T: ?Sized + Serialize>(opts: &crate::Options, value: &T)
     crate::ser::serialized_size(value, opts.limits()).map_err(from_kiln)
 }
 
+#[inline(always)]
 fn deserialize_seed_with<'a, T: DeserializeSeed<'a>>(
     opts: &crate::Options,
     seed: T,
