@@ -16,7 +16,13 @@
 //! * `*/to_extend`: the buffer-reusing forms (`framed::to_extend`,
 //!   `Schema::to_extend`), against `kiln_serde::to_extend`;
 //! * `framed/32B/parts/*`: the pieces alone (`schema::hash::<Tick>()`,
-//!   `frame::parse`, `frame::encode`).
+//!   `frame::parse`, `frame::encode`);
+//! * `framed/32B/messages/*`: 1,000 distinct unframed messages per
+//!   iteration, as a user's loop handles them (each decoded from its own
+//!   `Vec<u8>` and its fields folded into a sum; or all encoded into one
+//!   reused `Vec`), kiln's own API and its bincode API against bincode
+//!   1.3. A result used at once, not handed to `black_box`: where LLVM
+//!   keeps the value decides whether its bytes are stored and reloaded.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -35,6 +41,128 @@ fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"))
+}
+
+/// Messages in `framed/32B/messages`.
+const MESSAGES: usize = 1000;
+
+fn fold(acc: u64, t: &Tick) -> u64 {
+    acc.wrapping_add(
+        t.id ^ t.ts_ns
+            ^ u64::from(t.price.to_bits() ^ t.qty.to_bits() ^ t.venue)
+            ^ u64::from(t.flags ^ t.seq),
+    )
+}
+
+fn messages(c: &mut criterion::Criterion) {
+    use bincode1::Options as _;
+    use kiln_serde::bincode::Options as _;
+    let ticks: Vec<Tick> = (0..MESSAGES as u64)
+        .map(|i| Tick {
+            id: i.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            ts_ns: TICK.ts_ns + i,
+            seq: i as u16,
+            ..TICK
+        })
+        .collect();
+    let kiln: Vec<Vec<u8>> = ticks
+        .iter()
+        .map(|t| kiln_serde::to_vec(t).unwrap())
+        .collect();
+    let b1: Vec<Vec<u8>> = ticks
+        .iter()
+        .map(|t| bincode1::serialize(t).unwrap())
+        .collect();
+    assert_eq!(kiln, b1, "a Tick is the same 32 bytes in both");
+    let want = ticks.iter().fold(0, fold);
+    let decode = |bytes: &[Vec<u8>], f: &dyn Fn(&[u8]) -> Tick| {
+        bytes.iter().fold(0, |acc, m| fold(acc, &f(m)))
+    };
+    assert_eq!(decode(&kiln, &|m| kiln_serde::from_slice(m).unwrap()), want);
+
+    let mut g = c.benchmark_group("framed/32B/messages");
+    g.bench_function("kiln/from_slice", |b| {
+        b.iter(|| {
+            let mut acc = 0;
+            for m in black_box(&kiln) {
+                let t: Tick = kiln_serde::from_slice(m).unwrap();
+                acc = fold(acc, &t);
+            }
+            acc
+        })
+    });
+    g.bench_function("kiln_bincode/deserialize", |b| {
+        b.iter(|| {
+            let mut acc = 0;
+            for m in black_box(&kiln) {
+                let t: Tick = kiln_serde::bincode::deserialize(m).unwrap();
+                acc = fold(acc, &t);
+            }
+            acc
+        })
+    });
+    g.bench_function("kiln_bincode/options_deserialize", |b| {
+        b.iter(|| {
+            let mut acc = 0;
+            for m in black_box(&kiln) {
+                let o = kiln_serde::bincode::DefaultOptions::new().with_fixint_encoding();
+                let t: Tick = o.deserialize(m).unwrap();
+                acc = fold(acc, &t);
+            }
+            acc
+        })
+    });
+    g.bench_function("bincode1/deserialize", |b| {
+        b.iter(|| {
+            let mut acc = 0;
+            for m in black_box(&b1) {
+                let t: Tick = bincode1::deserialize(m).unwrap();
+                acc = fold(acc, &t);
+            }
+            acc
+        })
+    });
+    g.bench_function("bincode1/options_deserialize", |b| {
+        b.iter(|| {
+            let mut acc = 0;
+            for m in black_box(&b1) {
+                let o = bincode1::DefaultOptions::new().with_fixint_encoding();
+                let t: Tick = o.deserialize(m).unwrap();
+                acc = fold(acc, &t);
+            }
+            acc
+        })
+    });
+    let mut out = Vec::with_capacity(32 * MESSAGES);
+    g.bench_function("kiln/to_extend", |b| {
+        b.iter(|| {
+            out.clear();
+            for t in black_box(&ticks) {
+                kiln_serde::to_extend(&mut out, t).unwrap();
+            }
+            out.len()
+        })
+    });
+    g.bench_function("kiln_bincode/serialize_into", |b| {
+        b.iter(|| {
+            out.clear();
+            for t in black_box(&ticks) {
+                kiln_serde::bincode::serialize_into(&mut out, t).unwrap();
+            }
+            out.len()
+        })
+    });
+    g.bench_function("bincode1/serialize_into", |b| {
+        b.iter(|| {
+            out.clear();
+            for t in black_box(&ticks) {
+                bincode1::serialize_into(&mut out, t).unwrap();
+            }
+            out.len()
+        })
+    });
+    g.finish();
+    assert_eq!(out, kiln.concat(), "every encoder wrote the same bytes");
 }
 
 fn main() {
@@ -116,6 +244,8 @@ fn main() {
         b.iter(|| frame::encode(black_box(Some(schema.hash()))))
     });
     g.finish();
+
+    messages(&mut c);
 
     let dir = target_dir().join("kiln-bench");
     std::fs::create_dir_all(&dir).expect("create target/kiln-bench");

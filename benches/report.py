@@ -438,6 +438,41 @@ FRAMED_PAIRS = [
 ]
 
 
+MESSAGE_PAIRS = [
+    # (op, kiln function id, bincode 1.3 function id, label)
+    ("decode", "kiln/from_slice", "bincode1/deserialize", "`from_slice` vs `bincode::deserialize`"),
+    ("decode", "kiln_bincode/deserialize", "bincode1/deserialize", "`bincode::deserialize` (kiln's)"),
+    ("decode", "kiln_bincode/options_deserialize", "bincode1/options_deserialize",
+     "`DefaultOptions::new().with_fixint_encoding().deserialize`"),
+    ("encode", "kiln/to_extend", "bincode1/serialize_into", "`to_extend` vs `bincode::serialize_into(&mut Vec)`"),
+    ("encode", "kiln_bincode/serialize_into", "bincode1/serialize_into", "`bincode::serialize_into(&mut Vec)` (kiln's)"),
+]
+MESSAGES = 1000  # messages per iteration in framed/32B/messages
+
+
+def messages_section(benches):
+    """32-byte messages in a user's loop against bincode 1.3: lines and
+    target rows (kiln at most 1.00x)."""
+    lines, rows = [], []
+    for op, k, b, label in MESSAGE_PAIRS:
+        kn = benches.get(("framed/32B/messages", k, ""))
+        bn = benches.get(("framed/32B/messages", b, ""))
+        if kn is None or bn is None:
+            continue
+        if not lines:
+            lines += ["### 32-byte messages against bincode 1.3", "",
+                      f"{MESSAGES:,} distinct messages per iteration, each decoded from its own `Vec<u8>` "
+                      "and folded, or all appended to one reused `Vec`; time per message.", "",
+                      "| op | API | kiln | bincode 1.3 | kiln / bincode |", "|---|---|---|---|---|"]
+        ratio = kn / bn
+        lines.append(f"| {op} | {label} | {kn / MESSAGES:.2f} ns | {bn / MESSAGES:.2f} ns | {ratio:.2f} |")
+        rows.append((f"32 B messages, {op}: {label} / bincode 1.3", f"{ratio:.2f}x", "<= 1.00x",
+                     at_most(ratio, 1.0)))
+    if lines:
+        lines.append("")
+    return lines, rows
+
+
 def framed_section(benches):
     lines, rows = [], []
     pairs = []
@@ -458,11 +493,14 @@ def framed_section(benches):
         if is_target:
             rows.append((f"frame overhead, 32 B {op}: {label}", f"{(f - u) / u:+.0%}", f"<= {FRAME_MAX:.0%}",
                          at_most(f / u, 1 + FRAME_MAX)))
+    msg_lines, msg_rows = messages_section(benches)
+    rows += msg_rows
     parts = sorted((fn, ns) for (g, fn, _), ns in benches.items() if g == "framed/32B/parts")
     if parts:
         lines.append("")
         lines.append("The pieces alone: " + ", ".join(f"`{fn}` {fmt_time(ns)}" for fn, ns in parts) + ".")
     lines.append("")
+    lines += msg_lines
     return lines, rows
 
 
