@@ -19,7 +19,8 @@
 //!   `frame::parse`, `frame::encode`);
 //! * `framed/32B/messages/*`: 1,000 distinct unframed messages per
 //!   iteration, as a user's loop handles them (each decoded from its own
-//!   `Vec<u8>` and its fields folded into a sum; or all encoded into one
+//!   `Vec<u8>` (or through `deserialize_from(&mut &bytes[..])`) and its
+//!   fields folded into a sum; or all encoded into one
 //!   reused `Vec`), kiln's own API and its bincode API against bincode
 //!   1.3. A result used at once, not handed to `black_box`: where LLVM
 //!   keeps the value decides whether its bytes are stored and reloaded.
@@ -117,6 +118,26 @@ fn messages(c: &mut criterion::Criterion) {
             let mut acc = 0;
             for m in black_box(&b1) {
                 let t: Tick = bincode1::deserialize(m).unwrap();
+                acc = fold(acc, &t);
+            }
+            acc
+        })
+    });
+    g.bench_function("kiln_bincode/deserialize_from", |b| {
+        b.iter(|| {
+            let mut acc = 0;
+            for m in black_box(&kiln) {
+                let t: Tick = kiln_serde::bincode::deserialize_from(&mut &m[..]).unwrap();
+                acc = fold(acc, &t);
+            }
+            acc
+        })
+    });
+    g.bench_function("bincode1/deserialize_from", |b| {
+        b.iter(|| {
+            let mut acc = 0;
+            for m in black_box(&b1) {
+                let t: Tick = bincode1::deserialize_from(&mut &m[..]).unwrap();
                 acc = fold(acc, &t);
             }
             acc

@@ -444,6 +444,8 @@ MESSAGE_PAIRS = [
     ("decode", "kiln_bincode/deserialize", "bincode1/deserialize", "`bincode::deserialize` (kiln's)"),
     ("decode", "kiln_bincode/options_deserialize", "bincode1/options_deserialize",
      "`DefaultOptions::new().with_fixint_encoding().deserialize`"),
+    ("decode", "kiln_bincode/deserialize_from", "bincode1/deserialize_from",
+     "`bincode::deserialize_from(&mut &bytes[..])` (kiln's)"),
     ("encode", "kiln/to_extend", "bincode1/serialize_into", "`to_extend` vs `bincode::serialize_into(&mut Vec)`"),
     ("encode", "kiln_bincode/serialize_into", "bincode1/serialize_into", "`bincode::serialize_into(&mut Vec)` (kiln's)"),
 ]
