@@ -80,6 +80,29 @@ fn messages(c: &mut criterion::Criterion) {
         bytes.iter().fold(0, |acc, m| fold(acc, &f(m)))
     };
     assert_eq!(decode(&kiln, &|m| kiln_serde::from_slice(m).unwrap()), want);
+    assert_eq!(
+        decode(&kiln, &|m| kiln_serde::bincode::deserialize(m).unwrap()),
+        want
+    );
+    assert_eq!(
+        decode(&kiln, &|m| kiln_serde::bincode::deserialize_from(
+            &mut &m[..]
+        )
+        .unwrap()),
+        want
+    );
+    let all = kiln.concat();
+    type Encode<'a> = &'a dyn Fn(&mut Vec<u8>, &Tick);
+    let encoders: [Encode; 3] = [
+        &|o, t| kiln_serde::to_extend(o, t).unwrap(),
+        &|o, t| kiln_serde::bincode::serialize_into(o, t).unwrap(),
+        &|o, t| bincode1::serialize_into(o, t).unwrap(),
+    ];
+    for encode in encoders {
+        let mut o = Vec::new();
+        ticks.iter().for_each(|t| encode(&mut o, t));
+        assert_eq!(o, all, "every encoder writes the same bytes");
+    }
 
     let mut g = c.benchmark_group("framed/32B/messages");
     g.bench_function("kiln/from_slice", |b| {
@@ -183,7 +206,7 @@ fn messages(c: &mut criterion::Criterion) {
         })
     });
     g.finish();
-    assert_eq!(out, kiln.concat(), "every encoder wrote the same bytes");
+    assert_eq!(out, all);
 }
 
 fn main() {
