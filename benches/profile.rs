@@ -38,6 +38,7 @@
 //!              io::sink(): kiln, bincode1)
 //!   format:  kiln (unframed) | framed (free functions) | framed_schema (a kept Schema)
 //!            | bincode1 | postcard (ser, serw, de: the same message through the peers)
+//!            | kiln_bincode (serw: kiln's `bincode::serialize_into(&mut Vec)`)
 //!
 //! target/release/deps/profile-<hash> <tensors1000 | tensors256m | tensor1m | tensor64m> <op> <format> <iters>
 //!   the small and large cases of benches/tensors.rs; one f32 tensor of 1 MiB
@@ -378,6 +379,11 @@ fn work_tick(op: &str, format: &str, iters: usize) {
         }),
         ("ser", "postcard") => repeat_apart(iters, || {
             black_box(postcard::to_stdvec(black_box(&TICK)).unwrap());
+        }),
+        ("serw", "kiln_bincode") => repeat_apart(iters, || {
+            buf.clear();
+            kiln_serde::bincode::serialize_into(&mut buf, black_box(&TICK)).unwrap();
+            black_box(&buf);
         }),
         ("serw", "bincode1") => repeat_apart(iters, || {
             buf.clear();

@@ -162,6 +162,7 @@ pub trait Options: sealed::Sealed + Sized {
     /// `SizeLimit` past the byte limit or for a str/bytes/seq/map longer
     /// than 4,294,967,295; `Custom` for errors raised by the value's
     /// `Serialize` and for duplicate map keys.
+    #[inline]
     fn serialize<S: ?Sized + Serialize>(self, value: &S) -> Result<Vec<u8>> {
         super::serialize_with(&self.kiln_options(), value)
     }
@@ -179,6 +180,7 @@ pub trait Options: sealed::Sealed + Sized {
     ///
     /// # Errors
     /// As [`serialize`](Options::serialize), plus `Io` when the writer fails.
+    #[inline]
     fn serialize_into<W: Write, T: ?Sized + Serialize>(self, writer: W, value: &T) -> Result<()> {
         super::serialize_into_with(&self.kiln_options(), writer, value)
     }

@@ -184,6 +184,7 @@ const FREE: crate::Options = config::BASE.allow_trailing_bytes(true);
 ///
 /// assert_eq!(bincode::serialize(&(1u8, 2u16)).unwrap(), [1, 2, 0]);
 /// ```
+#[inline]
 pub fn serialize<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
     serialize_with(&FREE, value)
 }
@@ -201,6 +202,7 @@ pub fn serialize<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// bincode::serialize_into(&mut out, &"hi").unwrap();
 /// assert_eq!(out, [2, 0, 0, 0, b'h', b'i']);
 /// ```
+#[inline]
 pub fn serialize_into<W: Write, T: ?Sized + Serialize>(writer: W, value: &T) -> Result<()> {
     serialize_into_with(&FREE, writer, value)
 }
@@ -320,6 +322,7 @@ fn free() -> impl Options {
 
 /// Fails with `SizeLimit` when a byte limit is set and `value` is bigger,
 /// before anything is built or written (as bincode does).
+#[inline]
 fn check_limit<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Result<()> {
     if opts.limit().is_some() {
         serialized_size_with(opts, value)?;
@@ -327,11 +330,13 @@ fn check_limit<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Resul
     Ok(())
 }
 
+#[inline(always)]
 fn serialize_with<T: ?Sized + Serialize>(opts: &crate::Options, value: &T) -> Result<Vec<u8>> {
     check_limit(opts, value)?;
     crate::ser::to_vec(value, opts.limits()).map_err(from_kiln)
 }
 
+#[inline(always)]
 fn serialize_into_with<W: Write, T: ?Sized + Serialize>(
     opts: &crate::Options,
     writer: W,

@@ -47,17 +47,24 @@ pub trait Out {
     fn written_mut(&mut self) -> Option<&mut [u8]>;
 }
 
-/// A `Vec` that is the result (`to_writer` into a `&mut Vec<u8>`,
-/// `to_extend` without spare capacity).
-pub struct VecOut<'a>(VecCursor<'a, false>);
+/// A `Vec` that is the result (`to_extend` without spare capacity; with
+/// `WRITER`, `to_writer` into a `&mut Vec<u8>`, so bincode's
+/// `serialize_into`). `WRITER` changes no write: the writer's path is
+/// inlined into the caller, and as a type of its own its serializer does
+/// not share the value's `serialize` with the out-of-line `to_extend` /
+/// `to_vec` path; shared, the value's `serialize` had two callers, was
+/// inlined into neither and wrote through a cursor in memory (`mesh`
+/// `serialize_into` with LTO, profile binary: 9.9 -> 11.4 M instructions,
+/// 0.6 -> 1.2 ms).
+pub struct VecOut<'a, const WRITER: bool = false>(VecCursor<'a, false>);
 
 /// A `Vec` drained into a writer or a counter (`to_writer`,
 /// `serialized_size`).
 pub struct StreamOut<'a>(VecCursor<'a, true>);
 
 macro_rules! vec_out {
-    ($t:ident, $stream:literal) => {
-        impl<'a> $t<'a> {
+    ($t:ident, $stream:literal $(, $w:ident)?) => {
+        impl<'a $(, const $w: bool)?> $t<'a $(, $w)?> {
             /// Writes after `v`'s bytes.
             #[inline]
             pub(crate) fn new(v: &'a mut Vec<u8>) -> Self {
@@ -71,7 +78,7 @@ macro_rules! vec_out {
             }
         }
 
-        impl Out for $t<'_> {
+        impl$(<const $w: bool>)? Out for $t<'_ $(, $w)?> {
             const STREAM: bool = $stream;
 
             #[inline]
@@ -112,7 +119,7 @@ macro_rules! vec_out {
     };
 }
 
-vec_out!(VecOut, false);
+vec_out!(VecOut, false, W);
 vec_out!(StreamOut, true);
 
 /// A caller's fixed buffer. A write that does not fit is not stored, and
