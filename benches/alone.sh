@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The 32-byte message through one API per program (benches/alone/): each
+# `alone_*` bench is a binary that calls one encode or decode function of
+# kiln or bincode 1.3, as a user's crate does. Builds them in both
+# profiles (`bench`, LTO; `bench-nolto`, what `cargo build --release`
+# gives a user), runs every binary once per round, interleaved, and prints
+# the median of the rounds (each round: the median of 21 samples), ns a
+# message, with kiln / bincode 1.3 ratios.
+#
+#   bash benches/alone.sh        # 5 rounds (about 2 minutes after the build)
+#   bash benches/alone.sh 9      # 9 rounds
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-5}
+exes=$(mktemp)
+trap 'rm -f "$exes"' EXIT
+for p in bench bench-nolto; do
+  cargo bench -p kiln_benches --profile "$p" --bench 'alone_*' --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import sys, json
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"].startswith("alone_") and m.get("executable"):
+        print(sys.argv[1], m["target"]["name"], m["executable"])' "$p" >>"$exes"
+done
+python3 - "$rounds" "$exes" <<'PY'
+import statistics, subprocess, sys
+rounds, exes = int(sys.argv[1]), [l.split() for l in open(sys.argv[2])]
+runs = {}
+for _ in range(rounds):
+    for profile, name, exe in exes:
+        out = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
+        ns = float(out.split(": ")[1].split()[0])
+        runs.setdefault((profile, name.removeprefix("alone_")), []).append(ns)
+t = {k: statistics.median(v) for k, v in runs.items()}
+rows = [
+    ("`serialize` (a new `Vec`)", "kiln_bincode_serialize", "bincode1_serialize"),
+    ("`serialize_into(&mut Vec)`, reused", "kiln_bincode_serialize_into", "bincode1_serialize_into"),
+    ("`deserialize(&[u8])`", "kiln_bincode_deserialize", "bincode1_deserialize"),
+    ("`deserialize_from(&mut &[u8])`", "kiln_bincode_deserialize_from", "bincode1_deserialize_from"),
+    ("kiln `to_extend` vs `serialize_into`", "kiln_to_extend", "bincode1_serialize_into"),
+    ("kiln `from_slice` vs `deserialize`", "kiln_from_slice", "bincode1_deserialize"),
+]
+print(f"32-byte messages, one API per program, ns a message (median of {rounds} rounds)\n")
+print("| API | kiln, no LTO | bincode 1.3 | ratio | kiln, LTO | bincode 1.3 | ratio |")
+print("|---|---|---|---|---|---|---|")
+for label, k, b in rows:
+    cells = []
+    for p in ("bench-nolto", "bench"):
+        kv, bv = t[(p, k)], t[(p, b)]
+        cells += [f"{kv:.2f}", f"{bv:.2f}", f"{kv / bv:.2f}x"]
+    print(f"| {label} | " + " | ".join(cells) + " |")
+PY

@@ -1,0 +1,133 @@
+//! One API in a program of its own: each `alone_*` bench is a binary that
+//! calls exactly one encode or decode function of one format on 32-byte
+//! messages, as a user's crate that sends one message type does. In the
+//! criterion binaries every format and API shares one program, and which
+//! of them LLVM inlines where changes with the others (a type's
+//! `Serialize` or `Deserialize` called from several places stays out of
+//! line): there kiln's `bincode::serialize_into(&mut Vec)` ran 2x slower
+//! than in a program of its own, and bincode 1.3's `deserialize` without
+//! LTO 2x faster. Run them with `bash benches/alone.sh` (both profiles,
+//! interleaved rounds, a table with ratios).
+//!
+//! The messages and the bytes expected are built here by hand (spec 2:
+//! fixed-width little-endian fields, no tags), so a binary holds no other
+//! encoder or decoder than the one it measures; each run checks that its
+//! encoder wrote exactly those bytes, or its decoder read back the values.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+#[path = "../datasets/tick.rs"]
+mod tick;
+pub use tick::{Tick, TICK};
+
+/// Messages per pass.
+pub const MESSAGES: usize = 1000;
+/// Passes per sample.
+const PASSES: u32 = 200;
+/// Samples per run; the run reports their median.
+const SAMPLES: usize = 21;
+
+/// The messages: `TICK` with a varying id, timestamp and sequence number.
+pub fn ticks() -> Vec<Tick> {
+    (0..MESSAGES as u64)
+        .map(|i| Tick {
+            id: i.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            ts_ns: TICK.ts_ns + i,
+            seq: i as u16,
+            ..TICK
+        })
+        .collect()
+}
+
+/// The 32 bytes of `t` in Kiln's Frozen profile and bincode 1.3's default
+/// (fixint, little-endian) encoding, which agree on this struct.
+pub fn bytes_of(t: &Tick) -> Vec<u8> {
+    let mut b = Vec::with_capacity(32);
+    b.extend_from_slice(&t.id.to_le_bytes());
+    b.extend_from_slice(&t.ts_ns.to_le_bytes());
+    b.extend_from_slice(&t.price.to_le_bytes());
+    b.extend_from_slice(&t.qty.to_le_bytes());
+    b.extend_from_slice(&t.venue.to_le_bytes());
+    b.extend_from_slice(&t.flags.to_le_bytes());
+    b.extend_from_slice(&t.seq.to_le_bytes());
+    b
+}
+
+/// A value that depends on every field, so a decode cannot be skipped.
+#[inline]
+pub fn fold(acc: u64, t: &Tick) -> u64 {
+    acc.wrapping_add(
+        t.id ^ t.ts_ns
+            ^ u64::from(t.price.to_bits() ^ t.qty.to_bits() ^ t.venue)
+            ^ u64::from(t.flags ^ t.seq),
+    )
+}
+
+/// Times `pass` (one pass over the messages, already run once by the
+/// caller's check) and prints `alone <name>: <ns> ns/message`, the median
+/// of the samples.
+fn time(name: &str, mut pass: impl FnMut()) {
+    let mut samples: Vec<f64> = (0..SAMPLES)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..PASSES {
+                pass();
+            }
+            start.elapsed().as_nanos() as f64 / f64::from(PASSES) / MESSAGES as f64
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    println!("alone {name}: {:.3} ns/message", samples[SAMPLES / 2]);
+}
+
+/// Encodes every message into one reused `Vec` (cleared before each pass)
+/// with `encode`, checks the bytes, and times it.
+pub fn encode_into(name: &str, mut encode: impl FnMut(&mut Vec<u8>, &Tick)) {
+    let ticks = ticks();
+    let want: Vec<u8> = ticks.iter().flat_map(bytes_of).collect();
+    let mut out = Vec::with_capacity(want.len());
+    let mut pass = |out: &mut Vec<u8>| {
+        out.clear();
+        for t in black_box(&ticks) {
+            encode(out, t);
+        }
+        black_box(&*out);
+    };
+    pass(&mut out);
+    assert_eq!(out, want, "{name} wrote other bytes");
+    time(name, || pass(&mut out));
+}
+
+/// Encodes every message into a new `Vec` each with `encode`, checks the
+/// bytes, and times it.
+pub fn encode_new(name: &str, encode: impl Fn(&Tick) -> Vec<u8>) {
+    let ticks = ticks();
+    for t in &ticks {
+        assert_eq!(encode(t), bytes_of(t), "{name} wrote other bytes");
+    }
+    time(name, || {
+        for t in black_box(&ticks) {
+            black_box(encode(t));
+        }
+    });
+}
+
+/// Decodes every message from a `Vec` of its own with `decode`, folding
+/// the fields, checks the fold, and times it.
+pub fn decode(name: &str, decode: impl Fn(&[u8]) -> Tick) {
+    let ticks = ticks();
+    let want = ticks.iter().fold(0, fold);
+    let msgs: Vec<Vec<u8>> = ticks.iter().map(bytes_of).collect();
+    let pass = || {
+        let mut acc = 0;
+        for m in black_box(&msgs) {
+            acc = fold(acc, &decode(m));
+        }
+        acc
+    };
+    assert_eq!(pass(), want, "{name} read other values");
+    time(name, || {
+        black_box(pass());
+    });
+}
