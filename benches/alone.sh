@@ -5,7 +5,8 @@
 # profiles (`bench`, LTO; `bench-nolto`, what `cargo build --release`
 # gives a user), runs every binary once per round, interleaved, and prints
 # the median of the rounds (each round: the median of 21 samples), ns a
-# message, with kiln / bincode 1.3 ratios.
+# message, with ratios: kiln / bincode 1.3, and the frame's cost
+# (framed / unframed `to_extend`).
 #
 #   bash benches/alone.sh        # 5 rounds (about 2 minutes after the build)
 #   bash benches/alone.sh 9      # 9 rounds
@@ -33,15 +34,17 @@ for _ in range(rounds):
         runs.setdefault((profile, name.removeprefix("alone_")), []).append(ns)
 t = {k: statistics.median(v) for k, v in runs.items()}
 rows = [
-    ("`serialize` (a new `Vec`)", "kiln_bincode_serialize", "bincode1_serialize"),
+    ("`serialize` (a new `Vec`): kiln's vs bincode 1.3's", "kiln_bincode_serialize", "bincode1_serialize"),
     ("`serialize_into(&mut Vec)`, reused", "kiln_bincode_serialize_into", "bincode1_serialize_into"),
     ("`deserialize(&[u8])`", "kiln_bincode_deserialize", "bincode1_deserialize"),
     ("`deserialize_from(&mut &[u8])`", "kiln_bincode_deserialize_from", "bincode1_deserialize_from"),
     ("kiln `to_extend` vs `serialize_into`", "kiln_to_extend", "bincode1_serialize_into"),
     ("kiln `from_slice` vs `deserialize`", "kiln_from_slice", "bincode1_deserialize"),
+    ("kiln `framed::to_extend` vs `to_extend`", "kiln_framed_to_extend", "kiln_to_extend"),
+    ("kiln `Schema::to_extend` vs `to_extend`", "kiln_schema_to_extend", "kiln_to_extend"),
 ]
 print(f"32-byte messages, one API per program, ns a message (median of {rounds} rounds)\n")
-print("| API | kiln, no LTO | bincode 1.3 | ratio | kiln, LTO | bincode 1.3 | ratio |")
+print("| A vs B | A, no LTO | B | A / B | A, LTO | B | A / B |")
 print("|---|---|---|---|---|---|---|")
 for label, k, b in rows:
     cells = []

@@ -83,9 +83,18 @@ fn time(name: &str, mut pass: impl FnMut()) {
 
 /// Encodes every message into one reused `Vec` (cleared before each pass)
 /// with `encode`, checks the bytes, and times it.
-pub fn encode_into(name: &str, mut encode: impl FnMut(&mut Vec<u8>, &Tick)) {
+pub fn encode_into(name: &str, encode: impl FnMut(&mut Vec<u8>, &Tick)) {
+    check_and_time(name, encode, bytes_of);
+}
+
+/// [`encode_into`] with the bytes each message should have.
+fn check_and_time(
+    name: &str,
+    mut encode: impl FnMut(&mut Vec<u8>, &Tick),
+    bytes: impl Fn(&Tick) -> Vec<u8>,
+) {
     let ticks = ticks();
-    let want: Vec<u8> = ticks.iter().flat_map(bytes_of).collect();
+    let want: Vec<u8> = ticks.iter().flat_map(bytes).collect();
     let mut out = Vec::with_capacity(want.len());
     let mut pass = |out: &mut Vec<u8>| {
         out.clear();
@@ -97,6 +106,16 @@ pub fn encode_into(name: &str, mut encode: impl FnMut(&mut Vec<u8>, &Tick)) {
     pass(&mut out);
     assert_eq!(out, want, "{name} wrote other bytes");
     time(name, || pass(&mut out));
+}
+
+/// As [`encode_into`], each message framed (spec 3): the 16-byte header
+/// with `hash`, the hash of `Tick`'s type text, then its 32 bytes.
+pub fn encode_into_framed(name: &str, hash: u64, encode: impl FnMut(&mut Vec<u8>, &Tick)) {
+    use kiln_serde::frame::{FLAG_HASH, MAGIC, PROFILE_FROZEN, VERSION};
+    let mut head = MAGIC.to_vec();
+    head.extend_from_slice(&[VERSION, PROFILE_FROZEN, FLAG_HASH, 0]);
+    head.extend_from_slice(&hash.to_le_bytes());
+    check_and_time(name, encode, |t| [&head[..], &bytes_of(t)].concat());
 }
 
 /// Encodes every message into a new `Vec` each with `encode`, checks the
