@@ -238,6 +238,7 @@ pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T,
 /// let b: u8 = kiln_serde::from_reader(&mut input).unwrap();
 /// assert_eq!((a, b), (1, 2));
 /// ```
+#[inline]
 pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(reader: R) -> Result<T> {
     // The default limits have no total size limit: no test for one.
     de::from_reader::<R, T, false>(reader, &Limits::DEFAULT)

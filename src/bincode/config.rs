@@ -219,6 +219,7 @@ pub trait Options: sealed::Sealed + Sized {
     /// `Io(UnexpectedEof)` when the stream ends (before or inside the
     /// value); `Io` for other read errors; `SizeLimit` past the byte limit;
     /// the other [`ErrorKind`](super::ErrorKind)s for bad bytes.
+    #[inline]
     fn deserialize_from<R: Read, T: DeserializeOwned>(self, mut reader: R) -> Result<T> {
         let opts = self.kiln_options();
         // A `&[u8]` reader is decoded in place (and moved past the value),

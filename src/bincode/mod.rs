@@ -264,6 +264,7 @@ pub fn deserialize<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
 /// let end = bincode::deserialize_from::<_, u8>(&mut input).unwrap_err();
 /// assert!(matches!(*end, bincode::ErrorKind::Io(ref e) if e.kind() == std::io::ErrorKind::UnexpectedEof));
 /// ```
+#[inline]
 pub fn deserialize_from<R: Read, T: DeserializeOwned>(mut reader: R) -> Result<T> {
     // A `&[u8]` reader is decoded in place (and moved past the value).
     if let Some(r) = crate::de::from_slice_reader(&mut reader, FREE.limits()) {
