@@ -6,7 +6,8 @@
 # gives a user), runs every binary once per round, interleaved, and prints
 # the median of the rounds (each round: the median of 21 samples), ns a
 # message, with ratios: kiln / bincode 1.3, and the frame's cost
-# (framed / unframed `to_extend`).
+# (framed / unframed), and reading through `from_reader` against
+# `from_slice`.
 #
 #   bash benches/alone.sh        # 5 rounds (about 2 minutes after the build)
 #   bash benches/alone.sh 9      # 9 rounds
@@ -42,6 +43,9 @@ rows = [
     ("kiln `from_slice` vs `deserialize`", "kiln_from_slice", "bincode1_deserialize"),
     ("kiln `framed::to_extend` vs `to_extend`", "kiln_framed_to_extend", "kiln_to_extend"),
     ("kiln `Schema::to_extend` vs `to_extend`", "kiln_schema_to_extend", "kiln_to_extend"),
+    ("kiln `framed::from_slice` vs `from_slice`", "kiln_framed_from_slice", "kiln_from_slice"),
+    ("kiln `from_reader(&mut &[u8])` vs `from_slice`", "kiln_from_reader", "kiln_from_slice"),
+    ("kiln `framed::from_reader(&mut &[u8])` vs `framed::from_slice`", "kiln_framed_from_reader", "kiln_framed_from_slice"),
 ]
 print(f"32-byte messages, one API per program, ns a message (median of {rounds} rounds)\n")
 print("| A vs B | A, no LTO | B | A / B | A, LTO | B | A / B |")

@@ -109,13 +109,19 @@ fn check_and_time(
     time(name, || pass(&mut out));
 }
 
-/// As [`encode_into`], each message framed (spec 3): the 16-byte header
-/// with `hash`, the hash of `Tick`'s type text, then its 32 bytes.
-pub fn encode_into_framed(name: &str, hash: u64, encode: impl FnMut(&mut Vec<u8>, &Tick)) {
+/// The 16-byte frame header (spec 3) with `hash`, the hash of `Tick`'s
+/// type text.
+fn frame_head(hash: u64) -> Vec<u8> {
     use kiln_serde::frame::{FLAG_HASH, MAGIC, PROFILE_FROZEN, VERSION};
     let mut head = MAGIC.to_vec();
     head.extend_from_slice(&[VERSION, PROFILE_FROZEN, FLAG_HASH, 0]);
     head.extend_from_slice(&hash.to_le_bytes());
+    head
+}
+
+/// As [`encode_into`], each message framed: the header, then its 32 bytes.
+pub fn encode_into_framed(name: &str, hash: u64, encode: impl FnMut(&mut Vec<u8>, &Tick)) {
+    let head = frame_head(hash);
     check_and_time(name, encode, |t| [&head[..], &bytes_of(t)].concat());
 }
 
@@ -136,9 +142,20 @@ pub fn encode_new(name: &str, encode: impl Fn(&Tick) -> Vec<u8>) {
 /// Decodes every message from a `Vec` of its own with `decode`, folding
 /// the fields, checks the fold, and times it.
 pub fn decode(name: &str, decode: impl Fn(&[u8]) -> Tick) {
+    decode_these(name, decode, bytes_of);
+}
+
+/// As [`decode`], each message framed with `hash` (see [`encode_into_framed`]).
+pub fn decode_framed(name: &str, hash: u64, decode: impl Fn(&[u8]) -> Tick) {
+    let head = frame_head(hash);
+    decode_these(name, decode, |t| [&head[..], &bytes_of(t)].concat());
+}
+
+/// [`decode`] of the messages as `bytes` writes them.
+fn decode_these(name: &str, decode: impl Fn(&[u8]) -> Tick, bytes: impl Fn(&Tick) -> Vec<u8>) {
     let ticks = ticks();
     let want = ticks.iter().fold(0, fold);
-    let msgs: Vec<Vec<u8>> = ticks.iter().map(bytes_of).collect();
+    let msgs: Vec<Vec<u8>> = ticks.iter().map(bytes).collect();
     let pass = || {
         let mut acc = 0;
         for m in black_box(&msgs) {

@@ -1,0 +1,11 @@
+//! kiln's `framed::from_slice` alone in a program (see common.rs).
+
+#[allow(dead_code)]
+mod common;
+
+fn main() {
+    let hash = kiln_serde::schema::hash::<common::Tick>().unwrap();
+    common::decode_framed("kiln/framed_from_slice", hash, |m| {
+        kiln_serde::framed::from_slice(m).unwrap()
+    });
+}
