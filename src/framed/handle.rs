@@ -236,17 +236,23 @@ impl<T> Schema<T> {
     /// # Errors
     ///
     /// As [`super::from_reader`], with this schema's hash and options.
-    pub fn from_reader<R: Read>(&self, reader: R) -> Result<T>
+    #[inline]
+    pub fn from_reader<R: Read>(&self, mut reader: R) -> Result<T>
     where
         T: DeserializeOwned,
     {
+        let hash = || Ok(self.hash());
+        // A slice reader is read in place (one decode site, inlined: see
+        // `codec::read_stream`).
+        if let Some(r) = codec::read_in_place(&self.opts, &mut reader, &hash, type_name::<T>()) {
+            return r;
+        }
         // Without a total size limit no read tests one (see
         // `Options::from_reader`).
-        let hash = || Ok(self.hash());
         if self.opts.limits().limit.is_none() {
-            codec::read_stream::<R, T, false>(&self.opts, reader, hash, type_name::<T>())
+            codec::read_from_stream::<R, T, false>(&self.opts, reader, hash, type_name::<T>())
         } else {
-            codec::read_stream::<R, T, true>(&self.opts, reader, hash, type_name::<T>())
+            codec::read_from_stream::<R, T, true>(&self.opts, reader, hash, type_name::<T>())
         }
     }
 }

@@ -228,6 +228,7 @@ where
 /// let s: String = kiln_serde::framed::from_reader(&bytes[..]).unwrap();
 /// assert_eq!(s, "hi");
 /// ```
+#[inline]
 pub fn from_reader<R, T>(reader: R) -> Result<T>
 where
     R: Read,
