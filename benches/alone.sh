@@ -22,7 +22,8 @@ for p in bench bench-nolto; do
 for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m["target"]["name"].startswith("alone_") and m.get("executable"):
-        print(sys.argv[1], m["target"]["name"], m["executable"])' "$p" >>"$exes"
+        print(sys.argv[1], m["target"]["name"], m["executable"])' "$p" >>"$exes" ||
+    { echo "build failed: cargo bench -p kiln_benches --profile $p --bench 'alone_*' --no-run" >&2; exit 1; }
 done
 python3 - "$rounds" "$exes" <<'PY'
 import statistics, subprocess, sys
