@@ -134,24 +134,37 @@ pub(super) fn read_slice<'de, T: Deserialize<'de>>(
     expected: impl Fn() -> Result<u64>,
     type_name: &str,
 ) -> Result<T> {
-    // Fast path: a hashed header whose first 8 bytes are exactly
-    // the valid ones passes every FRAME check; only the hash is left to
-    // compare. Anything else takes the full parse (same errors as before).
-    // One decode call for both: two would meet as one `Result<T>` in
-    // memory, and with LTO the caller reloaded it wider than it was stored
-    // (a failed store forward: a 32-byte message took 6-7 ns, now 2.7).
-    let body = match fast_body(bytes) {
+    // One decode call for both header paths: two would meet as one
+    // `Result<T>` in memory, and with LTO the caller reloaded it wider than
+    // it was stored (a failed store forward: a 32-byte message took 6-7
+    // ns, now 2.7).
+    let body = checked_body(opts, bytes, &expected, type_name)?;
+    opts.from_slice(body)
+        .map_err(|e| e.shifted(FRAME_LEN as u64))
+}
+
+/// The body of the frame at the front of `bytes`, its header checked.
+/// Fast path: a hashed header whose first 8 bytes are exactly
+/// [`HASHED_HEAD`] passes every FRAME check, so only the hash is left to
+/// compare; anything else takes the full parse ([`slow_body`]: the same
+/// errors).
+#[inline(always)]
+fn checked_body<'de>(
+    opts: &Options,
+    bytes: &'de [u8],
+    expected: &impl Fn() -> Result<u64>,
+    type_name: &str,
+) -> Result<&'de [u8]> {
+    match fast_body(bytes) {
         Some((found, body)) => {
             let want = expected()?;
             if want != found {
                 return Err(mismatch(found, want, type_name));
             }
-            body
+            Ok(body)
         }
-        None => slow_body(opts, bytes, &expected, type_name)?,
-    };
-    opts.from_slice(body)
-        .map_err(|e| e.shifted(FRAME_LEN as u64))
+        None => slow_body(opts, bytes, expected, type_name),
+    }
 }
 
 /// The hash and the body of a frame whose first 8 bytes are exactly
@@ -183,7 +196,7 @@ fn slow_body<'de>(
 
 /// One framed value from the front of `bytes`, for a reader that is a
 /// slice or a cursor over one (`raw::with_slice_reader`): the header
-/// checked as [`read_slice`] checks it, the value decoded in place as
+/// checked as [`read_slice`] checks it ([`checked_body`]), the value decoded in place as
 /// `from_reader` decodes a slice's; the value and the bytes used, or the
 /// error and 0 (the reader left where it was).
 #[inline(always)]
@@ -193,11 +206,10 @@ fn take_framed<T: DeserializeOwned>(
     expected: &impl Fn() -> Result<u64>,
     type_name: &str,
 ) -> (Result<T>, usize) {
-    let checked = frame::parse(bytes).and_then(|h| check_hash(opts, &h, expected, type_name));
-    if let Err(e) = checked {
-        return (Err(e), 0);
-    }
-    let body = bytes.get(FRAME_LEN..).unwrap_or_default();
+    let body = match checked_body(opts, bytes, expected, type_name) {
+        Ok(body) => body,
+        Err(e) => return (Err(e), 0),
+    };
     match crate::de::take_in_place::<T>(body, opts.limits()) {
         (Ok(v), used) => (Ok(v), FRAME_LEN + used),
         (Err(e), _) => (Err(e.shifted(FRAME_LEN as u64)), 0),
