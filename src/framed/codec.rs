@@ -197,23 +197,23 @@ fn slow_body<'de>(
 /// One framed value from the front of `bytes`, for a reader that is a
 /// slice or a cursor over one (`raw::with_slice_reader`): the header
 /// checked as [`read_slice`] checks it ([`checked_body`]), the value decoded in place as
-/// `from_reader` decodes a slice's; the value and the bytes used, or the
-/// error and 0 (the reader left where it was).
+/// `from_reader` decodes a slice's (`de::take_in_place`, whose `?` it
+/// keeps); the value, with `used` set to the bytes of the frame and value,
+/// or the error, `used` left as it was (and the reader with it).
 #[inline(always)]
 fn take_framed<T: DeserializeOwned>(
     opts: &Options,
     bytes: &[u8],
     expected: &impl Fn() -> Result<u64>,
     type_name: &str,
-) -> (Result<T>, usize) {
-    let body = match checked_body(opts, bytes, expected, type_name) {
-        Ok(body) => body,
-        Err(e) => return (Err(e), 0),
-    };
-    match crate::de::take_in_place::<T>(body, opts.limits()) {
-        (Ok(v), used) => (Ok(v), FRAME_LEN + used),
-        (Err(e), _) => (Err(e.shifted(FRAME_LEN as u64)), 0),
-    }
+    used: &mut usize,
+) -> Result<T> {
+    let body = checked_body(opts, bytes, expected, type_name)?;
+    let mut body_used = 0;
+    let v = crate::de::take_in_place::<T>(body, opts.limits(), &mut body_used)
+        .map_err(|e| e.shifted(FRAME_LEN as u64))?;
+    *used = FRAME_LEN + body_used;
+    Ok(v)
 }
 
 /// `LIMITED` false (no limit test on any read) only where the options
@@ -251,7 +251,9 @@ pub(super) fn read_in_place<R: Read, T: DeserializeOwned>(
     type_name: &str,
 ) -> Option<Result<T>> {
     crate::raw::with_slice_reader(reader, |bytes| {
-        take_framed(opts, bytes, expected, type_name)
+        let mut used = 0;
+        let r = take_framed(opts, bytes, expected, type_name, &mut used);
+        (r, used)
     })
 }
 
