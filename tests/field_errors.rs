@@ -1,0 +1,136 @@
+//! A struct's, tuple's or variant's field errors reach the caller as they
+//! were raised: code and offset at every level, from a slice and from a
+//! reader, on many threads at once, and an error a visitor makes itself
+//! (`A::Error::custom`, wrapping a field's) keeps its words and code. The
+//! contract a design that keeps a field's error aside while the derived
+//! `visit_seq` returns (a zero-sized `A::Error`, the error in a per-thread
+//! slot: measured in session 32) must keep.
+
+use kiln_serde::ErrorCode;
+use serde::de::{Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct Rec {
+    a: u32,
+    flag: bool,
+    inner: Inner,
+    name: String,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct Inner {
+    x: u64,
+    y: Option<u16>,
+}
+
+fn good() -> Vec<u8> {
+    let mut b = 7u32.to_le_bytes().to_vec();
+    b.push(1); // flag
+    b.extend_from_slice(&9u64.to_le_bytes());
+    b.extend_from_slice(&[1, 5, 0]); // Some(5u16)
+    b.extend_from_slice(&2u32.to_le_bytes());
+    b.extend_from_slice(b"hi");
+    b
+}
+
+/// (input, code, offset) for faults at every level.
+fn faults() -> Vec<(Vec<u8>, ErrorCode, u64)> {
+    let g = good();
+    let mut bad_bool = g.clone();
+    bad_bool[4] = 2;
+    let mut bad_tag = g.clone();
+    bad_tag[13] = 3; // the option tag of `inner.y`
+    let mut bad_utf8 = g.clone();
+    let n = bad_utf8.len();
+    bad_utf8[n - 1] = 0xff;
+    let short = g[..10].to_vec(); // inside `inner.x`
+    vec![
+        (bad_bool, ErrorCode::Type, 4),
+        (bad_tag, ErrorCode::Type, 13),
+        (bad_utf8, ErrorCode::Utf8, 16),
+        (short, ErrorCode::Eof, 5),
+    ]
+}
+
+#[test]
+fn field_errors_keep_their_code_and_offset() {
+    assert_eq!(
+        kiln_serde::from_slice::<Rec>(&good()).unwrap(),
+        Rec {
+            a: 7,
+            flag: true,
+            inner: Inner { x: 9, y: Some(5) },
+            name: "hi".into()
+        }
+    );
+    for (input, code, offset) in faults() {
+        let e = kiln_serde::from_slice::<Rec>(&input).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (code, Some(offset)), "{e}");
+        let e = kiln_serde::from_reader::<_, Rec>(&mut &input[..]).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (code, Some(offset)), "{e}");
+    }
+}
+
+#[test]
+fn field_errors_on_many_threads_do_not_mix() {
+    let want: Vec<String> = faults()
+        .iter()
+        .map(|(input, _, _)| {
+            kiln_serde::from_slice::<Rec>(input)
+                .unwrap_err()
+                .to_string()
+        })
+        .collect();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let want = &want;
+            s.spawn(move || {
+                let faults = faults();
+                for i in 0..2_000 {
+                    let k = (i + t) % faults.len();
+                    let e = kiln_serde::from_slice::<Rec>(&faults[k].0).unwrap_err();
+                    assert_eq!(e.to_string(), want[k]);
+                    // A good decode between: no stale error leaks into it.
+                    assert!(kiln_serde::from_slice::<Rec>(&good()).is_ok());
+                }
+            });
+        }
+    });
+}
+
+/// A tuple whose visitor reads one field, formats the field's error into
+/// its own, and returns that.
+#[derive(Debug)]
+struct Wrapping;
+
+impl<'de> serde::Deserialize<'de> for Wrapping {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Wrapping;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a bool")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Wrapping, A::Error> {
+                match seq.next_element::<bool>() {
+                    Ok(_) => Err(serde::de::Error::custom("wanted a failure")),
+                    Err(e) => Err(serde::de::Error::custom(format!("wrapped: {e}"))),
+                }
+            }
+        }
+        d.deserialize_tuple(1, V)
+    }
+}
+
+#[test]
+fn a_visitor_formats_and_wraps_a_field_error() {
+    let e = kiln_serde::from_slice::<Wrapping>(&[2]).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Message);
+    assert!(e.message().starts_with("wrapped: TYPE at byte 0"), "{e}");
+    let e = kiln_serde::from_slice::<Wrapping>(&[1]).unwrap_err();
+    assert_eq!(
+        (e.code(), e.message()),
+        (ErrorCode::Message, "wanted a failure")
+    );
+}
