@@ -24,6 +24,7 @@ use crate::token;
 
 pub use crate::read::{IoRead, SliceRead};
 
+mod abort;
 mod bytes;
 mod fields;
 mod key;

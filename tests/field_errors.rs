@@ -1,10 +1,10 @@
 //! A struct's, tuple's or variant's field errors reach the caller as they
 //! were raised: code and offset at every level, from a slice and from a
 //! reader, on many threads at once, and an error a visitor makes itself
-//! (`A::Error::custom`, wrapping a field's) keeps its words and code. The
-//! contract a design that keeps a field's error aside while the derived
-//! `visit_seq` returns (a zero-sized `A::Error`, the error in a per-thread
-//! slot: measured in session 32) must keep.
+//! (`A::Error::custom`, wrapping a field's) keeps its words and code. A
+//! small plain struct aligned to 8 (`Plain`, `Wrapping`) is decoded with a
+//! zero-sized field error, its error kept in a per-thread slot until the
+//! struct's decode ends (src/de/abort.rs); `Rec` owns memory and is not.
 
 use kiln_serde::ErrorCode;
 use serde::de::{Deserializer, SeqAccess, Visitor};
@@ -22,6 +22,50 @@ struct Rec {
 struct Inner {
     x: u64,
     y: Option<u16>,
+}
+
+/// Plain data aligned to 8 (no field owns memory): the shape of a small
+/// message, decoded with the zero-sized field error.
+#[derive(Deserialize, Debug, PartialEq)]
+struct Plain {
+    id: u64,
+    v: u32,
+    flag: bool,
+    inner: PlainInner,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct PlainInner {
+    x: f64,
+    y: Option<u16>,
+}
+
+fn plain_good() -> Vec<u8> {
+    let mut b = 5u64.to_le_bytes().to_vec();
+    b.extend_from_slice(&6u32.to_le_bytes());
+    b.push(0); // flag
+    b.extend_from_slice(&1.5f64.to_le_bytes());
+    b.extend_from_slice(&[1, 2, 0]); // Some(2u16)
+    b
+}
+
+/// (input, code, offset) for `Plain`.
+fn plain_faults() -> Vec<(Vec<u8>, ErrorCode, u64)> {
+    let g = plain_good();
+    let mut bad_bool = g.clone();
+    bad_bool[12] = 7;
+    let mut bad_tag = g.clone();
+    bad_tag[21] = 2; // the option tag of `inner.y`
+    let mut trailing = g.clone();
+    trailing.push(0);
+    vec![
+        (bad_bool, ErrorCode::Type, 12),
+        (bad_tag, ErrorCode::Type, 21),
+        (g[..3].to_vec(), ErrorCode::Eof, 0),
+        (g[..16].to_vec(), ErrorCode::Eof, 13), // inside `inner.x`
+        (g[..22].to_vec(), ErrorCode::Eof, 22), // the `u16` of `inner.y`
+        (trailing, ErrorCode::Trailing, 24),
+    ]
 }
 
 fn good() -> Vec<u8> {
@@ -73,6 +117,28 @@ fn field_errors_keep_their_code_and_offset() {
 }
 
 #[test]
+fn plain_field_errors_keep_their_code_and_offset() {
+    assert_eq!(
+        kiln_serde::from_slice::<Plain>(&plain_good()).unwrap(),
+        Plain {
+            id: 5,
+            v: 6,
+            flag: false,
+            inner: PlainInner { x: 1.5, y: Some(2) }
+        }
+    );
+    for (input, code, offset) in plain_faults() {
+        let e = kiln_serde::from_slice::<Plain>(&input).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (code, Some(offset)), "{e}");
+        if code != ErrorCode::Trailing {
+            let e = kiln_serde::from_reader::<_, Plain>(&mut &input[..]).unwrap_err();
+            assert_eq!((e.code(), e.offset()), (code, Some(offset)), "{e}");
+            assert!(kiln_serde::bincode::deserialize::<Plain>(&input).is_err());
+        }
+    }
+}
+
+#[test]
 fn field_errors_on_many_threads_do_not_mix() {
     let want: Vec<String> = faults()
         .iter()
@@ -91,6 +157,10 @@ fn field_errors_on_many_threads_do_not_mix() {
                     let k = (i + t) % faults.len();
                     let e = kiln_serde::from_slice::<Rec>(&faults[k].0).unwrap_err();
                     assert_eq!(e.to_string(), want[k]);
+                    let p = &plain_faults()[k % 6];
+                    let e = kiln_serde::from_slice::<Plain>(&p.0).unwrap_err();
+                    assert_eq!((e.code(), e.offset()), (p.1, Some(p.2)), "{e}");
+                    assert!(kiln_serde::from_slice::<Plain>(&plain_good()).is_ok());
                     // A good decode between: no stale error leaks into it.
                     assert!(kiln_serde::from_slice::<Rec>(&good()).is_ok());
                 }
@@ -100,9 +170,10 @@ fn field_errors_on_many_threads_do_not_mix() {
 }
 
 /// A tuple whose visitor reads one field, formats the field's error into
-/// its own, and returns that.
+/// its own, and returns that (`Wrapping` plain data aligned to 8, as
+/// `Plain`).
 #[derive(Debug)]
-struct Wrapping;
+struct Wrapping(#[allow(dead_code)] u64);
 
 impl<'de> serde::Deserialize<'de> for Wrapping {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -115,6 +186,7 @@ impl<'de> serde::Deserialize<'de> for Wrapping {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Wrapping, A::Error> {
                 match seq.next_element::<bool>() {
                     Ok(_) => Err(serde::de::Error::custom("wanted a failure")),
+                    Err(e) if false => Ok(Wrapping(e.to_string().len() as u64)),
                     Err(e) => Err(serde::de::Error::custom(format!("wrapped: {e}"))),
                 }
             }

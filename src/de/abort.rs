@@ -1,0 +1,160 @@
+//! [`Abort`]: the zero-sized error of the field access
+//! ([`Fields`](super::fields)) that [`visit_fields`](super::fields::visit_fields)
+//! gives the `visit_seq` of a small plain struct (see there for which and
+//! why), the `A::Error` its derived code returns. The [`Error`] itself
+//! waits in a per-thread slot until `visit_fields` takes it back; the
+//! latest one put there wins (a visitor that catches a field's error,
+//! fails again and returns the first gets the second reported).
+//!
+//! serde's `next_element` returns `Result<Option<T>, A::Error>`. With
+//! kiln's 8-byte, 4-aligned [`Error`] there, the error sits on bytes 4..12
+//! and a `u64` field on 8..16: LLVM split the `u64` in two 4-byte halves
+//! and, across a later branch, reread it from memory wider than it stored
+//! it (a failed store forward on every message).
+
+use std::cell::Cell;
+use std::fmt;
+
+use crate::error::{Error, ErrorCode};
+
+/// An error of a field access: the [`Error`] is in this thread's slot.
+#[derive(Debug)]
+pub(super) struct Abort;
+
+thread_local! {
+    static SLOT: Cell<Option<Error>> = const { Cell::new(None) };
+}
+
+impl Abort {
+    /// Puts `e` in the slot (the latest error wins) and stands for it.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn stash(e: Error) -> Abort {
+        SLOT.with(|s| s.set(Some(e)));
+        Abort
+    }
+
+    /// The error this stands for, taken out of the slot.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn take(self) -> Error {
+        SLOT.with(Cell::take).unwrap_or_else(|| {
+            Error::new(
+                ErrorCode::Message,
+                None,
+                "a field access failed without an error",
+            )
+        })
+    }
+}
+
+impl fmt::Display for Abort {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        SLOT.with(|s| {
+            let e = s.take();
+            let r = match &e {
+                Some(e) => fmt::Display::fmt(e, f),
+                None => f.write_str("a field access failed"),
+            };
+            s.set(e);
+            r
+        })
+    }
+}
+
+impl std::error::Error for Abort {}
+
+impl serde::de::Error for Abort {
+    #[cold]
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Abort::stash(<Error as serde::de::Error>::custom(msg))
+    }
+
+    #[cold]
+    fn invalid_type(unexp: serde::de::Unexpected<'_>, exp: &dyn serde::de::Expected) -> Self {
+        Abort::stash(<Error as serde::de::Error>::invalid_type(unexp, exp))
+    }
+
+    #[cold]
+    fn invalid_value(unexp: serde::de::Unexpected<'_>, exp: &dyn serde::de::Expected) -> Self {
+        Abort::stash(<Error as serde::de::Error>::invalid_value(unexp, exp))
+    }
+
+    #[cold]
+    fn invalid_length(len: usize, exp: &dyn serde::de::Expected) -> Self {
+        Abort::stash(<Error as serde::de::Error>::invalid_length(len, exp))
+    }
+
+    #[cold]
+    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
+        Abort::stash(<Error as serde::de::Error>::unknown_variant(
+            variant, expected,
+        ))
+    }
+
+    #[cold]
+    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
+        Abort::stash(<Error as serde::de::Error>::unknown_field(field, expected))
+    }
+
+    #[cold]
+    fn missing_field(field: &'static str) -> Self {
+        Abort::stash(<Error as serde::de::Error>::missing_field(field))
+    }
+
+    #[cold]
+    fn duplicate_field(field: &'static str) -> Self {
+        Abort::stash(<Error as serde::de::Error>::duplicate_field(field))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::de::Error as _;
+
+    #[test]
+    fn the_slot_gives_back_the_latest_error_once() {
+        let _ = Abort::stash(Error::new(ErrorCode::Type, Some(3), "first"));
+        let a = Abort::stash(Error::new(ErrorCode::Eof, Some(7), "second"));
+        // Display reads the slot and leaves the error there.
+        assert_eq!(a.to_string(), "EOF at byte 7: second");
+        let e = a.take();
+        assert_eq!(
+            (e.code(), e.offset(), e.message()),
+            (ErrorCode::Eof, Some(7), "second")
+        );
+        // Taken: an `Abort` without an error is MESSAGE, not a panic.
+        let e = Abort.take();
+        assert_eq!(e.code(), ErrorCode::Message);
+        assert_eq!(Abort.to_string(), "a field access failed");
+    }
+
+    #[test]
+    fn serde_constructors_keep_errors_codes() {
+        let e = Abort::custom("boom").take();
+        assert_eq!((e.code(), e.message()), (ErrorCode::Message, "boom"));
+        let e = Abort::invalid_length(2, &"3 fields").take();
+        assert_eq!(e.code(), ErrorCode::Type);
+        let e = Abort::missing_field("x").take();
+        assert_eq!(
+            e.code(),
+            <Error as serde::de::Error>::missing_field("x").code()
+        );
+    }
+
+    #[test]
+    fn each_thread_has_its_own_slot() {
+        let _ = Abort::stash(Error::new(ErrorCode::Type, None, "main"));
+        std::thread::spawn(|| {
+            assert_eq!(
+                Abort.take().message(),
+                "a field access failed without an error"
+            );
+            let _ = Abort::stash(Error::new(ErrorCode::Eof, None, "other"));
+        })
+        .join()
+        .unwrap();
+        assert_eq!(Abort.take().message(), "main");
+    }
+}
