@@ -312,3 +312,40 @@ fn a_short_str_fails_at_its_count_every_way_in() {
         assert_eq!((code, off), (ErrorCode::Limit, Some(at(cut))), "cut {cut}");
     }
 }
+
+/// As above for a small plain value aligned to 8, decoded with the
+/// zero-sized field error (src/de/abort.rs): the field errors wait in one
+/// per-thread slot, so the caught error, returned after the second short
+/// read, comes back as that one (same code and offset, its words).
+#[test]
+fn a_caught_short_read_in_a_plain_struct_reports_the_latest() {
+    #[derive(Debug)]
+    struct Stubborn(#[allow(dead_code)] u64);
+    impl<'de> Deserialize<'de> for Stubborn {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = Stubborn;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a u64 or a u8")
+                }
+                fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                    self,
+                    mut seq: A,
+                ) -> Result<Stubborn, A::Error> {
+                    let e = seq
+                        .next_element::<u64>()
+                        .map(|_| ())
+                        .expect_err("3 bytes hold no u64");
+                    let next = seq.next_element::<u8>().map(|_| ());
+                    next.expect_err("the short read moved to the end");
+                    Err(e)
+                }
+            }
+            d.deserialize_tuple(2, V)
+        }
+    }
+    let e = kiln_serde::from_slice::<(u8, Stubborn)>(&[9u8, 1, 2, 3]).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (ErrorCode::Eof, Some(4)), "{e}");
+    assert_eq!(e.message(), "needs 1 bytes, only 0 remain");
+}
