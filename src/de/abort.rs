@@ -30,7 +30,9 @@ impl Abort {
     #[cold]
     #[inline(never)]
     pub(super) fn stash(e: Error) -> Abort {
-        SLOT.with(|s| s.set(Some(e)));
+        // `try_with`: during a thread's teardown the slot may be gone; the
+        // error is then lost and `take` reports MESSAGE, with no panic.
+        let _ = SLOT.try_with(|s| s.set(Some(e)));
         Abort
     }
 
@@ -38,7 +40,7 @@ impl Abort {
     #[cold]
     #[inline(never)]
     pub(super) fn take(self) -> Error {
-        SLOT.with(Cell::take).unwrap_or_else(|| {
+        SLOT.try_with(Cell::take).ok().flatten().unwrap_or_else(|| {
             Error::new(
                 ErrorCode::Message,
                 None,
@@ -50,15 +52,16 @@ impl Abort {
 
 impl fmt::Display for Abort {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        SLOT.with(|s| {
+        let shown = SLOT.try_with(|s| {
             let e = s.take();
-            let r = match &e {
-                Some(e) => fmt::Display::fmt(e, f),
-                None => f.write_str("a field access failed"),
-            };
+            let r = e.as_ref().map(|e| fmt::Display::fmt(e, f));
             s.set(e);
             r
-        })
+        });
+        match shown {
+            Ok(Some(r)) => r,
+            _ => f.write_str("a field access failed"),
+        }
     }
 }
 
@@ -141,6 +144,30 @@ mod tests {
             e.code(),
             <Error as serde::de::Error>::missing_field("x").code()
         );
+    }
+
+    /// A decode in another thread-local's destructor, after the slot is
+    /// gone: the error is lost (MESSAGE), the thread does not panic.
+    #[test]
+    fn a_field_error_in_a_thread_teardown_does_not_panic() {
+        struct FailOnDrop;
+        impl Drop for FailOnDrop {
+            fn drop(&mut self) {
+                let e = Abort::stash(Error::new(ErrorCode::Eof, None, "late")).take();
+                assert!(matches!(e.code(), ErrorCode::Eof | ErrorCode::Message));
+                let _ = Abort.to_string();
+            }
+        }
+        thread_local! {
+            static LATE: FailOnDrop = const { FailOnDrop };
+        }
+        std::thread::spawn(|| {
+            LATE.with(|_| ());
+            // The slot registers its destructor after `LATE`'s.
+            let _ = Abort::stash(Error::new(ErrorCode::Type, None, "now")).take();
+        })
+        .join()
+        .expect("no panic in the teardown");
     }
 
     #[test]
