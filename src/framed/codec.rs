@@ -209,10 +209,9 @@ fn take_framed<T: DeserializeOwned>(
     used: &mut usize,
 ) -> Result<T> {
     let body = checked_body(opts, bytes, expected, type_name)?;
-    let mut body_used = 0;
-    let v = crate::de::take_in_place::<T>(body, opts.limits(), &mut body_used)
+    let v = crate::de::take_in_place::<T>(body, opts.limits(), used)
         .map_err(|e| e.shifted(FRAME_LEN as u64))?;
-    *used = FRAME_LEN + body_used;
+    *used += FRAME_LEN;
     Ok(v)
 }
 
