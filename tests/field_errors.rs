@@ -169,11 +169,11 @@ fn field_errors_on_many_threads_do_not_mix() {
     });
 }
 
-/// A tuple whose visitor reads one field, formats the field's error into
-/// its own, and returns that (`Wrapping` plain data aligned to 8, as
-/// `Plain`).
-#[derive(Debug)]
-struct Wrapping(#[allow(dead_code)] u64);
+/// A tuple whose visitor reads one `bool`, refuses `false` with its own
+/// error, and formats a field's error into its own (`Wrapping` plain data
+/// aligned to 8, as `Plain`).
+#[derive(Debug, PartialEq)]
+struct Wrapping(u64);
 
 impl<'de> serde::Deserialize<'de> for Wrapping {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -185,8 +185,8 @@ impl<'de> serde::Deserialize<'de> for Wrapping {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Wrapping, A::Error> {
                 match seq.next_element::<bool>() {
-                    Ok(_) => Err(serde::de::Error::custom("wanted a failure")),
-                    Err(e) if false => Ok(Wrapping(e.to_string().len() as u64)),
+                    Ok(Some(true)) => Ok(Wrapping(1)),
+                    Ok(_) => Err(serde::de::Error::custom("false is refused")),
                     Err(e) => Err(serde::de::Error::custom(format!("wrapped: {e}"))),
                 }
             }
@@ -197,12 +197,23 @@ impl<'de> serde::Deserialize<'de> for Wrapping {
 
 #[test]
 fn a_visitor_formats_and_wraps_a_field_error() {
+    assert_eq!(
+        kiln_serde::from_slice::<Wrapping>(&[1]).unwrap(),
+        Wrapping(1)
+    );
     let e = kiln_serde::from_slice::<Wrapping>(&[2]).unwrap_err();
     assert_eq!(e.code(), ErrorCode::Message);
     assert!(e.message().starts_with("wrapped: TYPE at byte 0"), "{e}");
-    let e = kiln_serde::from_slice::<Wrapping>(&[1]).unwrap_err();
+    let e = kiln_serde::from_slice::<Wrapping>(&[]).unwrap_err();
+    // A short read is worded but not yet placed when the visitor sees it
+    // (tests/short_reads.rs).
+    assert!(
+        e.message().starts_with("wrapped: EOF: needs 1 bytes"),
+        "{e}"
+    );
+    let e = kiln_serde::from_slice::<Wrapping>(&[0]).unwrap_err();
     assert_eq!(
         (e.code(), e.message()),
-        (ErrorCode::Message, "wanted a failure")
+        (ErrorCode::Message, "false is refused")
     );
 }

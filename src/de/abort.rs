@@ -134,16 +134,38 @@ mod tests {
     }
 
     #[test]
-    fn serde_constructors_keep_errors_codes() {
-        let e = Abort::custom("boom").take();
-        assert_eq!((e.code(), e.message()), (ErrorCode::Message, "boom"));
-        let e = Abort::invalid_length(2, &"3 fields").take();
-        assert_eq!(e.code(), ErrorCode::Type);
-        let e = Abort::missing_field("x").take();
-        assert_eq!(
-            e.code(),
-            <Error as serde::de::Error>::missing_field("x").code()
+    fn serde_constructors_are_errors_own() {
+        use serde::de::Unexpected;
+        let same = |a: Abort, e: Error| {
+            let a = a.take();
+            assert_eq!(
+                (a.code(), a.offset(), a.message()),
+                (e.code(), e.offset(), e.message())
+            );
+        };
+        same(Abort::custom("boom"), Error::custom("boom"));
+        same(
+            Abort::invalid_type(Unexpected::Bool(true), &"a u8"),
+            Error::invalid_type(Unexpected::Bool(true), &"a u8"),
         );
+        same(
+            Abort::invalid_value(Unexpected::Unsigned(7), &"0 or 1"),
+            Error::invalid_value(Unexpected::Unsigned(7), &"0 or 1"),
+        );
+        same(
+            Abort::invalid_length(2, &"3 fields"),
+            Error::invalid_length(2, &"3 fields"),
+        );
+        same(
+            Abort::unknown_variant("V", &["W"]),
+            Error::unknown_variant("V", &["W"]),
+        );
+        same(
+            Abort::unknown_field("f", &["g"]),
+            Error::unknown_field("f", &["g"]),
+        );
+        same(Abort::missing_field("x"), Error::missing_field("x"));
+        same(Abort::duplicate_field("x"), Error::duplicate_field("x"));
     }
 
     /// A decode in another thread-local's destructor, after the slot is
