@@ -91,7 +91,7 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
     #[cold]
     #[inline]
     fn grow(&mut self, n: usize) {
-        let (ptr, cap) = grow::<STREAM>(self.vec, self.pos, n);
+        let Grown { ptr, cap } = grow::<STREAM>(self.vec, self.pos, n);
         self.ptr = ptr;
         self.cap = cap;
     }
@@ -150,20 +150,52 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
     }
 }
 
+/// [`grow`]'s result: the `Vec`'s new pointer and capacity.
+#[repr(C)]
+struct Grown {
+    ptr: *mut u8,
+    cap: usize,
+}
+
 /// The rare path: takes the bytes written into `vec`'s length, reserves
 /// room for `n` more and hands back the new pointer and capacity. Out of
 /// line and given the `Vec` alone, so the cursor's position, pointer and
 /// capacity need not live in memory.
+///
+/// It cannot unwind: `extern "C"`, which rustc marks `nounwind` (since
+/// Rust 1.81 a panic inside aborts), and nothing in it panics. It reserves
+/// with `try_reserve` and, should that fail, calls `handle_alloc_error`,
+/// which aborts, as `reserve` itself does when memory runs out; `reserve`
+/// panics only when the capacity would pass `isize::MAX` bytes, which
+/// `pos + n` (an allocation and a live slice) reaches only on a 32-bit
+/// target: that aborts here too.
+///
+/// Why: past a call that may unwind, LLVM kept the position stored in the
+/// serializer after every write, for the unwinding caller to see. Without
+/// it the position stays in a register through a run of writes. Profile
+/// binary, kiln's `bincode::serialize_into(&mut Vec)` (`serw`,
+/// `kiln_bincode`), interleaved rounds, LTO / no LTO: `mesh` 537 / 984 ->
+/// 533 / 546 µs (10.13 M instructions without LTO, were 11.38),
+/// `updates` 897 / 912 -> 749 / 791 µs; a 32-byte message, one API per
+/// program, no LTO: 10.9 -> 10.6 ns. A failure reported as an `Err`
+/// instead (the cursor full, as `WriteCursor`) needed a test after every
+/// call, and with LTO the value's `serialize` was then not inlined into
+/// `serialize_into` (32 bytes: 2.3 -> 10.7 ns).
 #[cold]
 #[inline(never)]
-fn grow<const STREAM: bool>(vec: &mut Vec<u8>, pos: usize, n: usize) -> (*mut u8, usize) {
+extern "C" fn grow<const STREAM: bool>(vec: &mut Vec<u8>, pos: usize, n: usize) -> Grown {
     // SAFETY: the caller's `pos <= capacity`, and its first `pos` bytes
     // are initialized (the cursor's invariant).
     unsafe { vec.set_len(pos) };
-    if STREAM {
-        vec.reserve(n.max(pos));
-    } else {
-        vec.reserve(n);
+    let more = if STREAM { n.max(pos) } else { n };
+    if vec.try_reserve(more).is_err() {
+        let size = pos.saturating_add(more).min(isize::MAX as usize);
+        std::alloc::handle_alloc_error(
+            std::alloc::Layout::from_size_align(size, 1).unwrap_or(std::alloc::Layout::new::<u8>()),
+        );
     }
-    (vec.as_mut_ptr(), vec.capacity())
+    Grown {
+        ptr: vec.as_mut_ptr(),
+        cap: vec.capacity(),
+    }
 }
