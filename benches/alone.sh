@@ -40,6 +40,7 @@ rows = [
     ("`serialize_into(&mut Vec)`, reused", "kiln_bincode_serialize_into", "bincode1_serialize_into"),
     ("`deserialize(&[u8])`", "kiln_bincode_deserialize", "bincode1_deserialize"),
     ("`deserialize_from(&mut &[u8])`", "kiln_bincode_deserialize_from", "bincode1_deserialize_from"),
+    ("`deserialize_from(&mut BufReader)`, back to back", "kiln_bincode_deserialize_from_buffered", "bincode1_deserialize_from_buffered"),
     ("kiln `to_extend` vs `serialize_into`", "kiln_to_extend", "bincode1_serialize_into"),
     ("kiln `from_slice` vs `deserialize`", "kiln_from_slice", "bincode1_deserialize"),
     ("kiln `framed::to_extend` vs `to_extend`", "kiln_framed_to_extend", "kiln_to_extend"),

@@ -151,6 +151,28 @@ pub fn decode_framed(name: &str, hash: u64, decode: impl Fn(&[u8]) -> Tick) {
     decode_these(name, decode, |t| [&head[..], &bytes_of(t)].concat());
 }
 
+/// Decodes the messages back to back from one `BufReader` (std's default
+/// 8 KiB buffer) over their concatenated bytes, a new reader each pass,
+/// with `decode` (which must read exactly one message), folding the
+/// fields; checks the fold, and times it.
+pub fn decode_buffered(name: &str, mut decode: impl FnMut(&mut std::io::BufReader<&[u8]>) -> Tick) {
+    let ticks = ticks();
+    let want = ticks.iter().fold(0, fold);
+    let all: Vec<u8> = ticks.iter().flat_map(bytes_of).collect();
+    let mut pass = || {
+        let mut r = std::io::BufReader::new(black_box(&all[..]));
+        let mut acc = 0;
+        for _ in 0..MESSAGES {
+            acc = fold(acc, &decode(&mut r));
+        }
+        acc
+    };
+    assert_eq!(pass(), want, "{name} read other values");
+    time(name, || {
+        black_box(pass());
+    });
+}
+
 /// [`decode`] of the messages as `bytes` writes them.
 fn decode_these(name: &str, decode: impl Fn(&[u8]) -> Tick, bytes: impl Fn(&Tick) -> Vec<u8>) {
     let ticks = ticks();
