@@ -49,18 +49,20 @@ fn plain_good() -> Vec<u8> {
     b
 }
 
+/// `g` with byte `at` set to `b`.
+fn with_byte(g: &[u8], at: usize, b: u8) -> Vec<u8> {
+    let mut v = g.to_vec();
+    v[at] = b;
+    v
+}
+
 /// (input, code, offset) for `Plain`.
 fn plain_faults() -> Vec<(Vec<u8>, ErrorCode, u64)> {
     let g = plain_good();
-    let mut bad_bool = g.clone();
-    bad_bool[12] = 7;
-    let mut bad_tag = g.clone();
-    bad_tag[21] = 2; // the option tag of `inner.y`
-    let mut trailing = g.clone();
-    trailing.push(0);
+    let trailing = [&g[..], &[0]].concat();
     vec![
-        (bad_bool, ErrorCode::Type, 12),
-        (bad_tag, ErrorCode::Type, 21),
+        (with_byte(&g, 12, 7), ErrorCode::Type, 12), // `flag`
+        (with_byte(&g, 21, 2), ErrorCode::Type, 21), // the option tag of `inner.y`
         (g[..3].to_vec(), ErrorCode::Eof, 0),
         (g[..16].to_vec(), ErrorCode::Eof, 13), // inside `inner.x`
         (g[..22].to_vec(), ErrorCode::Eof, 22), // the `u16` of `inner.y`
@@ -81,19 +83,11 @@ fn good() -> Vec<u8> {
 /// (input, code, offset) for faults at every level.
 fn faults() -> Vec<(Vec<u8>, ErrorCode, u64)> {
     let g = good();
-    let mut bad_bool = g.clone();
-    bad_bool[4] = 2;
-    let mut bad_tag = g.clone();
-    bad_tag[13] = 3; // the option tag of `inner.y`
-    let mut bad_utf8 = g.clone();
-    let n = bad_utf8.len();
-    bad_utf8[n - 1] = 0xff;
-    let short = g[..10].to_vec(); // inside `inner.x`
     vec![
-        (bad_bool, ErrorCode::Type, 4),
-        (bad_tag, ErrorCode::Type, 13),
-        (bad_utf8, ErrorCode::Utf8, 16),
-        (short, ErrorCode::Eof, 5),
+        (with_byte(&g, 4, 2), ErrorCode::Type, 4),   // `flag`
+        (with_byte(&g, 13, 3), ErrorCode::Type, 13), // the option tag of `inner.y`
+        (with_byte(&g, g.len() - 1, 0xff), ErrorCode::Utf8, 16), // `name`
+        (g[..10].to_vec(), ErrorCode::Eof, 5),       // inside `inner.x`
     ]
 }
 
