@@ -26,11 +26,13 @@ pub use crate::read::{IoRead, SliceRead};
 
 mod abort;
 mod bytes;
+mod fail;
 mod fields;
 mod key;
 mod map;
 mod public;
 
+use fail::{bad_bool, bad_option_tag, left_unread, over_cap, unknown_variant};
 use fields::visit_fields;
 use map::MapAccess;
 pub(crate) use public::forward_settled;
@@ -652,18 +654,6 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Decoder<R> {
     }
 }
 
-/// LIMIT: a seq/map count or a str/bytes length `n`, at `at`, above its
-/// cap (`what` names which).
-#[cold]
-#[inline(never)]
-fn over_cap(what: &str, n: u32, cap: u64, at: u64) -> Error {
-    Error::at_fmt(
-        ErrorCode::Limit,
-        at,
-        format_args!("{what} {n} is above the cap {cap}"),
-    )
-}
-
 /// A seq visitor's result `r`, with the seq's offset `at` on an error
 /// that has none, or MESSAGE when it left `left` of the `n` elements
 /// unread (the rest of the bytes would be misread).
@@ -677,57 +667,6 @@ fn all_read<T>(r: Result<T>, left: usize, n: usize, at: u64) -> Result<T> {
         return Err(left_unread(left, n, at));
     }
     Ok(v)
-}
-
-#[cold]
-#[inline(never)]
-pub(super) fn left_unread(left: usize, n: usize, at: u64) -> Error {
-    Error::at_fmt(
-        ErrorCode::Message,
-        at,
-        format_args!("the visitor left {left} of {n} elements unread"),
-    )
-}
-
-/// TYPE: variant index `idx`, at `at`, that the enum does not have.
-#[cold]
-#[inline(never)]
-fn unknown_variant(idx: u32, e: &Error, at: u64) -> Error {
-    Error::detailed(
-        ErrorCode::Type,
-        at,
-        ErrorDetail::UnknownVariant(idx),
-        format_args!("variant index {idx}: {}", e.message()),
-    )
-}
-
-/// An option tag that is neither 0 nor 1, at offset `at`. Two arguments
-/// at the call: the four of [`not_0_or_1`] kept serde's `Option` visitor
-/// out of line.
-#[cold]
-#[inline(never)]
-pub(super) fn bad_option_tag(t: u8, at: u64) -> Error {
-    not_0_or_1(ErrorDetail::BadOptionTag(t), "option tag", t, at)
-}
-
-/// A `bool` byte that is neither 0 nor 1, at offset `at`.
-#[cold]
-#[inline(never)]
-fn bad_bool(b: u8, at: u64) -> Error {
-    not_0_or_1(ErrorDetail::BadBool(b), "bool byte", b, at)
-}
-
-/// TYPE: a byte that must be 0 or 1 (`what`, described by `detail`) is
-/// `b`, at `at`: the body of [`bad_option_tag`] and [`bad_bool`], which
-/// keep it off the hot paths.
-#[inline]
-fn not_0_or_1(detail: ErrorDetail, what: &str, b: u8, at: u64) -> Error {
-    Error::detailed(
-        ErrorCode::Type,
-        at,
-        detail,
-        format_args!("{what} 0x{b:02x} is not 0 or 1"),
-    )
 }
 
 /// Visits exactly `n` elements of a seq (fields: `fields.rs`); a visitor
