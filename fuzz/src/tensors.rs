@@ -147,28 +147,29 @@ pub fn check_block(buf: &[u8], plan: &[u8]) {
     // Streams: one block from the front, the reader left right after it.
     let mut r = ChunkReader::new(buf, plan);
     let read = Tensors::read_from(&mut r, opts.limits());
-    match (&taken, &read) {
-        (Ok((v, _)), Ok(t)) => {
-            assert_eq!(t.as_bytes(), v.as_bytes());
-            assert_eq!(r.position(), v.as_bytes().len());
-        }
-        (Err(a), Err(b)) => assert_eq!(a.code(), b.code(), "take {a} vs read_from {b}"),
-        (a, b) => panic!(
-            "take {:?} vs read_from {:?}",
-            a.as_ref().err(),
-            b.as_ref().err()
-        ),
-    }
+    same_as_taken(&taken, &read, r.position(), "read_from");
     let mut r = ChunkReader::new(buf, plan);
     let via_serde = kiln_serde::from_reader::<_, Tensors>(&mut r);
-    match (&taken, &via_serde) {
+    same_as_taken(&taken, &via_serde, r.position(), "from_reader");
+}
+
+/// A block read from a stream (`what`, the reader then at `position`)
+/// agrees with `take_from_bytes` of the same bytes: the same block with the
+/// reader right after it, or the same error code.
+fn same_as_taken(
+    taken: &kiln_serde::Result<(TensorsView<'_>, &[u8])>,
+    read: &kiln_serde::Result<Tensors>,
+    position: usize,
+    what: &str,
+) {
+    match (taken, read) {
         (Ok((v, _)), Ok(t)) => {
             assert_eq!(t.as_bytes(), v.as_bytes());
-            assert_eq!(r.position(), v.as_bytes().len());
+            assert_eq!(position, v.as_bytes().len());
         }
-        (Err(a), Err(b)) => assert_eq!(a.code(), b.code(), "take {a} vs from_reader {b}"),
+        (Err(a), Err(b)) => assert_eq!(a.code(), b.code(), "take {a} vs {what} {b}"),
         (a, b) => panic!(
-            "take {:?} vs from_reader {:?}",
+            "take {:?} vs {what} {:?}",
             a.as_ref().err(),
             b.as_ref().err()
         ),

@@ -1,6 +1,8 @@
-//! The decoder's errors built off the hot paths: each constructor is cold
-//! and out of line, so a check on the hot path is a compare and a branch
-//! to a call that takes the few values the message needs.
+//! The decoder's error constructors that are free functions (those that
+//! are `Decoder` methods, generic over its reader, stay in `de.rs`). Each
+//! one `de` calls is cold and out of line, so a check on the hot path is a
+//! compare and a branch to a call that takes the few values the message
+//! needs; `not_0_or_1` is the shared body of two of them.
 
 use crate::error::{Error, ErrorCode, ErrorDetail};
 
