@@ -31,6 +31,7 @@ mod fields;
 mod key;
 mod map;
 mod public;
+mod window;
 
 use fail::{bad_bool, bad_option_tag, left_unread, over_cap, unknown_variant};
 use fields::visit_fields;

@@ -22,6 +22,10 @@ mod key;
 pub(crate) use in_place::InPlace;
 pub use key::KeyRead;
 
+/// Bytes a slice reader lends at once to a small struct's fields
+/// (`de/window.rs`).
+pub(crate) const WINDOW: usize = 256;
+
 /// Largest single growth of a stream's scratch buffer.
 pub(crate) const CHUNK: usize = 64 * 1024;
 
@@ -150,6 +154,28 @@ pub trait Read<'de>: private::Sealed {
     fn settle(&mut self, e: Error) -> Error {
         e
     }
+
+    /// The next [`WINDOW`] bytes, without moving, when that many remain
+    /// (a slice); `None` for a stream.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn window(&self) -> Option<&'de [u8; WINDOW]> {
+        None
+    }
+
+    /// Up to [`WINDOW`] bytes from the position on (a slice; none for a
+    /// stream).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn window_upto(&self) -> &'de [u8] {
+        &[]
+    }
+
+    /// Moves past `n` bytes read from [`Self::window`] (`n <= WINDOW`;
+    /// never past the end).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn advance(&mut self, _n: usize) {}
 
     /// Reads exactly `N` bytes. Short input: EOF at the offset of the first
     /// of them (or LIMIT when the total limit is what stops it).
@@ -377,6 +403,22 @@ impl<'de> Read<'de> for SliceRead<'de> {
 
     fn trailing(&self) -> usize {
         self.full.len() - self.pos()
+    }
+
+    #[inline(always)]
+    fn window(&self) -> Option<&'de [u8; WINDOW]> {
+        self.cur.window::<WINDOW>()
+    }
+
+    #[inline(always)]
+    fn window_upto(&self) -> &'de [u8] {
+        let rest = self.unread();
+        rest.get(..WINDOW).unwrap_or(rest)
+    }
+
+    #[inline(always)]
+    fn advance(&mut self, n: usize) {
+        self.cur.advance(n);
     }
 
     #[inline]

@@ -86,6 +86,19 @@ impl<'a> Cursor<'a> {
         self.pos = self.pos.min(self.short);
     }
 
+    /// The next `W` bytes as an array, without moving (`None` when fewer
+    /// remain).
+    #[inline]
+    pub(crate) fn window<const W: usize>(&self) -> Option<&'a [u8; W]> {
+        self.unread().get(..W)?.try_into().ok()
+    }
+
+    /// Moves past the next `n` bytes (no further than the end).
+    #[inline]
+    pub(crate) fn advance(&mut self, n: usize) {
+        self.pos += n.min(self.data.len() - self.pos);
+    }
+
     /// The next `n` bytes, moving past them.
     #[inline]
     pub(crate) fn take(&mut self, n: usize) -> Option<&'a [u8]> {

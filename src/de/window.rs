@@ -1,0 +1,303 @@
+//! A plain struct's fields read from a window of the input.
+//!
+//! When a struct (or tuple) of the types [`worth`] takes opens with at
+//! least [`WINDOW`] bytes left in a slice, those bytes are borrowed as an
+//! array, and its fixed-width fields (numbers, `bool`, and structs and
+//! tuples of them) are read from it at offsets that are constants in the
+//! derived code: the room tests fold away, and the reader moves once, when
+//! the struct closes. A `mesh` triangle (12 `f32` in 4 `Vector3`) had 12
+//! room tests and 12 position updates; it now has one test, when the
+//! triangle opens (callgrind, LTO: 87 -> 45 instructions a triangle).
+//!
+//! Any other field (an enum, an option, a `char`, a string) moves the
+//! reader up to what the window read and is read by the decoder; the
+//! window then starts again after it with what remains, at most
+//! [`WINDOW`] bytes. A read the window cannot hold is EOF (or LIMIT) at
+//! its first byte, as the decoder's own read would be, completed when the
+//! decode stops. It is a returned value, not a call: with a call to the
+//! decoder on that path, the window's address went to code out of line,
+//! the derived `Vector3::visit_seq` was no longer inlined into
+//! `Triangle`'s, and `mesh` decode took 44 M instructions, not 8.4 (no
+//! LTO). The types taken have at most 64 bytes of fixed-width fields (none
+//! is wider on the wire than in memory), so with 256 bytes at the open a
+//! read of the window fails only after the decoder's reads took the rest:
+//! zero-sized enums, 4 bytes each on the wire (`tests/window.rs` has one).
+//!
+//! There is no `unsafe` here: the window is a `&[u8; 256]` (then a
+//! `&[u8]`), indexed through `get`. Every value and every error, code and
+//! offset, is the decoder's; `tests/window.rs` compares the slice with a
+//! stream (which has no window) for every cut and every changed byte.
+
+use serde::de::{self, DeserializeSeed, Visitor};
+
+use super::fail::{bad_bool, left_unread};
+use super::Decoder;
+use crate::error::{Error, Result};
+use crate::read::{Read, WINDOW};
+use crate::token;
+
+/// The decoder, and a window of the input at its position.
+pub(super) struct Win<'a, 'de, R> {
+    de: &'a mut Decoder<R>,
+    /// At most [`WINDOW`] bytes from the decoder's position on.
+    bytes: &'de [u8],
+    /// Bytes of the window read (the decoder has not moved past them).
+    used: usize,
+    /// The input offset of the window's first byte.
+    at0: u64,
+    /// Fields left to read in the innermost struct open.
+    left: usize,
+}
+
+/// Whether a struct that decodes to a `T` reads through a window: plain
+/// data (nothing to drop) of 24 to 64 bytes, aligned to less than 8.
+/// Smaller structs (a `Guidance` in `updates`) gained nothing and, with
+/// the second path, were no longer inlined into the struct around them
+/// (`updates` decode +2.7% instructions with LTO); a `u64` or `f64` inside
+/// takes the zero-sized field error instead (`abort.rs`), and the window's
+/// code around it made a 32-byte `Tick`'s decode 41.6 -> 114 instructions.
+#[inline(always)]
+pub(super) const fn worth<T>() -> bool {
+    let size = std::mem::size_of::<T>();
+    size >= 24 && size <= 64 && std::mem::align_of::<T>() < 8 && !std::mem::needs_drop::<T>()
+}
+
+/// Visits the `n` fields of a struct that opens at the decoder's position
+/// through the window `bytes` there. Inlined only without
+/// `debug_assertions`: at opt-level 0 its body would make every recursion
+/// level's stack frame larger (`tests/bincode_depth.rs`).
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
+pub(super) fn visit<'de, R: Read<'de>, V: Visitor<'de>>(
+    de: &mut Decoder<R>,
+    bytes: &'de [u8; WINDOW],
+    n: usize,
+    visitor: V,
+) -> Result<V::Value> {
+    let at0 = de.read.offset();
+    let mut win = Win {
+        de,
+        bytes,
+        used: 0,
+        at0,
+        left: 0,
+    };
+    let r = fields(&mut win, n, visitor);
+    win.de.read.advance(win.used);
+    r
+}
+
+impl<'de, R: Read<'de>> Win<'_, 'de, R> {
+    /// The next `N` bytes of the window. Fewer left: EOF (or LIMIT) at
+    /// them, as the decoder's read would give, and every later read of
+    /// the window fails too (the decoder moves up to them at the close).
+    #[inline(always)]
+    fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let end = self.used + N;
+        match self.bytes.get(self.used..end) {
+            Some(b) => {
+                let mut a = [0u8; N];
+                a.copy_from_slice(b);
+                self.used = end;
+                Ok(a)
+            }
+            None => {
+                self.bytes = &[];
+                Err(Error::short_pending(N, 0))
+            }
+        }
+    }
+
+    /// The input offset of the next byte.
+    #[inline(always)]
+    fn offset(&self) -> u64 {
+        self.at0 + self.used as u64
+    }
+
+    /// The decoder, moved past what the window read; [`Self::reopen`]
+    /// must follow its read.
+    #[inline(always)]
+    fn decoder(&mut self) -> &mut Decoder<R> {
+        self.de.read.advance(self.used);
+        &mut *self.de
+    }
+
+    /// The window again at the decoder's position, after a read of the
+    /// decoder's own.
+    #[inline(always)]
+    fn reopen(&mut self) {
+        self.bytes = self.de.read.window_upto();
+        self.used = 0;
+        self.at0 = self.de.read.offset();
+    }
+}
+
+/// Visits exactly `n` fields through the window (as `visit_fields`).
+#[inline(always)]
+fn fields<'de, R: Read<'de>, V: Visitor<'de>>(
+    win: &mut Win<'_, 'de, R>,
+    n: usize,
+    visitor: V,
+) -> Result<V::Value> {
+    let at = win.offset();
+    let outer = std::mem::replace(&mut win.left, n);
+    let r = visitor.visit_seq(WinFields { win: &mut *win });
+    let left = std::mem::replace(&mut win.left, outer);
+    match r {
+        Ok(v) if left == 0 => Ok(v),
+        Ok(_) => Err(left_unread(left, n, at)),
+        Err(e) => Err(e.or_offset_of_fields(at)),
+    }
+}
+
+struct WinFields<'w, 'a, 'de, R> {
+    win: &'w mut Win<'a, 'de, R>,
+}
+
+impl<'de, R: Read<'de>> de::SeqAccess<'de> for WinFields<'_, '_, 'de, R> {
+    type Error = Error;
+
+    #[inline(always)]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.win.left == 0 {
+            return Ok(None);
+        }
+        self.win.left -= 1;
+        seed.deserialize(&mut *self.win).map(Some)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.win.left)
+    }
+}
+
+/// Fixed-width numbers, from the window.
+macro_rules! fixed {
+    ($($fn:ident => $visit:ident: $from:expr;)*) => {
+        $(
+            #[inline(always)]
+            fn $fn<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+                let at = self.offset();
+                let v = $from(self.take()?);
+                visitor.$visit(v).map_err(|e: Error| e.or_offset(at))
+            }
+        )*
+    };
+}
+
+/// Everything else: the decoder's read, and the window after it.
+macro_rules! decoder {
+    ($($fn:ident($($arg:ident: $ty:ty),*);)*) => {
+        $(
+            #[inline]
+            fn $fn<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
+                let r = de::Deserializer::$fn(self.decoder(), $($arg,)* visitor);
+                self.reopen();
+                r
+            }
+        )*
+    };
+}
+
+impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Win<'_, 'de, R> {
+    type Error = Error;
+
+    fixed! {
+        deserialize_i8 => visit_i8: i8::from_le_bytes;
+        deserialize_i16 => visit_i16: i16::from_le_bytes;
+        deserialize_i32 => visit_i32: i32::from_le_bytes;
+        deserialize_i64 => visit_i64: i64::from_le_bytes;
+        deserialize_i128 => visit_i128: i128::from_le_bytes;
+        deserialize_u8 => visit_u8: u8::from_le_bytes;
+        deserialize_u16 => visit_u16: u16::from_le_bytes;
+        deserialize_u32 => visit_u32: u32::from_le_bytes;
+        deserialize_u64 => visit_u64: u64::from_le_bytes;
+        deserialize_u128 => visit_u128: u128::from_le_bytes;
+        deserialize_f32 => visit_f32: |b| f32::from_bits(u32::from_le_bytes(b));
+        deserialize_f64 => visit_f64: |b| f64::from_bits(u64::from_le_bytes(b));
+    }
+
+    #[inline(always)]
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.offset();
+        let v = match self.take::<1>()? {
+            [0] => false,
+            [1] => true,
+            [b] => return Err(bad_bool(b, at)),
+        };
+        visitor.visit_bool(v).map_err(|e: Error| e.or_offset(at))
+    }
+
+    decoder! {
+        deserialize_any();
+        deserialize_ignored_any();
+        deserialize_char();
+        deserialize_str();
+        deserialize_string();
+        deserialize_bytes();
+        deserialize_byte_buf();
+        deserialize_option();
+        deserialize_seq();
+        deserialize_map();
+        deserialize_identifier();
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+    }
+
+    #[inline]
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_unit()
+    }
+
+    #[inline]
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_unit()
+    }
+
+    #[inline]
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if token::is_tensors(name) {
+            let r = de::Deserializer::deserialize_newtype_struct(self.decoder(), name, visitor);
+            self.reopen();
+            return r;
+        }
+        visitor.visit_newtype_struct(self)
+    }
+
+    #[inline(always)]
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        fields(self, len, visitor)
+    }
+
+    #[inline(always)]
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        fields(self, len, visitor)
+    }
+
+    #[inline(always)]
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        names: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        fields(self, names.len(), visitor)
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
