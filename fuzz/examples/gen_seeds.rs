@@ -207,7 +207,23 @@ fn samples() -> Vec<(&'static str, Vec<u8>)> {
         ("Keys", enc(&keys)),
         ("numbers", enc(&numbers)),
         ("Fields", enc(&fields())),
+        ("list<Plain>", enc(&plains())),
     ]
+}
+
+/// Enough [`Plain`]s that the first ones open a window (256 bytes left).
+fn plains() -> Vec<Plain> {
+    (0..12)
+        .map(|i| Plain {
+            a: Point { x: i, y: -i },
+            b: (i as u8, -(i as i16), i as f32 / 2.0),
+            flag: i % 2 == 0,
+            side: if i % 3 == 0 { Side::Left } else { Side::Right },
+            c: Point { x: 1, y: i },
+            opt: if i % 4 == 0 { None } else { Some(i as u16) },
+            d: i as u32 * 7,
+        })
+        .collect()
 }
 
 /// Directories that exercise every part of the layout.
@@ -325,6 +341,7 @@ fn framed_samples() -> Vec<(String, u8, Vec<u8>)> {
         )),
     );
     put("Fields", framed(&fields()));
+    put("list<Plain>", framed(&plains()));
     out
 }
 

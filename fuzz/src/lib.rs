@@ -179,6 +179,28 @@ pub struct Fields {
     pub by_parts: BTreeMap<Parts, u8>,
 }
 
+/// A side of a [`Plain`] (a unit enum: the decoder's read).
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+pub enum Side {
+    Left,
+    Right,
+}
+
+/// A plain struct of 24 to 64 bytes aligned below 8: with 256 bytes left
+/// in a slice, the decoder reads its fixed-width fields through a window
+/// of the input (`src/de/window.rs`), and starts the window again after
+/// the enum and the option.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Plain {
+    pub a: Point,
+    pub b: (u8, i16, f32),
+    pub flag: bool,
+    pub side: Side,
+    pub c: Point,
+    pub opt: Option<u16>,
+    pub d: u32,
+}
+
 /// The type names, in selector order. `input[0] % TYPES.len()` picks one.
 pub const TYPES: &[&str] = &[
     "Point",
@@ -195,6 +217,7 @@ pub const TYPES: &[&str] = &[
     "Keys",
     "numbers",
     "Fields",
+    "list<Plain>",
 ];
 
 /// The selector byte for a type name (as in the golden manifest).
@@ -236,7 +259,8 @@ macro_rules! dispatch_with {
             10 => $f::<Tree>($($arg),*),
             11 => $f::<Keys>($($arg),*),
             12 => $f::<Numbers>($($arg),*),
-            _ => $f::<Fields>($($arg),*),
+            13 => $f::<Fields>($($arg),*),
+            _ => $f::<Vec<Plain>>($($arg),*),
         }
     }};
 }
