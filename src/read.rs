@@ -156,19 +156,11 @@ pub trait Read<'de>: private::Sealed {
         e
     }
 
-    /// The next [`WINDOW`] bytes, without moving, when that many remain
-    /// (a slice); `None` for a stream.
+    /// Up to [`WINDOW`] bytes from the position on, without moving (a
+    /// slice; none for a stream).
     #[doc(hidden)]
     #[inline(always)]
-    fn window(&self) -> Option<&'de [u8; WINDOW]> {
-        None
-    }
-
-    /// Up to [`WINDOW`] bytes from the position on (a slice; none for a
-    /// stream).
-    #[doc(hidden)]
-    #[inline(always)]
-    fn window_upto(&self) -> &'de [u8] {
+    fn window(&self) -> &'de [u8] {
         &[]
     }
 

@@ -64,9 +64,12 @@ pub(super) fn visit_fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool>(
     // slice reads its fixed-width fields through a window of the input
     // (`window.rs`): callgrind `mesh` decode 10.88 -> 5.63 M (LTO), 14.88
     // -> 8.38 M (no LTO); every other dataset's decode and the 32-byte
-    // `Tick`'s unchanged. Both tests are constants but for the room.
-    if !KEY && window::worth::<V::Value>() {
-        if let Some(bytes) = de.read.window() {
+    // `Tick`'s unchanged. The type tests are constants; so is `hint == n`
+    // on a struct's or tuple's path (the derive's field count twice): the
+    // window's size hint is its count, which a seq's, read from the input,
+    // must not be (string seqs come here, but own memory: not `worth`).
+    if !KEY && window::worth::<V::Value>() && hint == n {
+        if let Some(bytes) = window::full(&de.read) {
             return window::visit(de, bytes, n, visitor);
         }
     }

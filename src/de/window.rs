@@ -62,6 +62,14 @@ pub(super) const fn worth<T>() -> bool {
     size >= 24 && size <= 64 && std::mem::align_of::<T>() < 8 && !std::mem::needs_drop::<T>()
 }
 
+/// The reader's next [`WINDOW`] bytes, when that many remain. Out of line
+/// without optimization, as [`visit`] (a recursion's stack frames).
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
+pub(super) fn full<'de, R: Read<'de>>(read: &R) -> Option<&'de [u8; WINDOW]> {
+    read.window().try_into().ok()
+}
+
 /// Visits the `n` fields of a struct that opens at the decoder's position
 /// through the window `bytes` there. Inlined only without
 /// `debug_assertions`: at opt-level 0 its body would make every recursion
@@ -126,7 +134,7 @@ impl<'de, R: Read<'de>> Win<'_, 'de, R> {
     /// decoder's own.
     #[inline(always)]
     fn reopen(&mut self) {
-        self.bytes = self.de.read.window_upto();
+        self.bytes = self.de.read.window();
         self.used = 0;
         self.at0 = self.de.read.offset();
     }

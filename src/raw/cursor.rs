@@ -86,13 +86,6 @@ impl<'a> Cursor<'a> {
         self.pos = self.pos.min(self.short);
     }
 
-    /// The next `W` bytes as an array, without moving (`None` when fewer
-    /// remain).
-    #[inline]
-    pub(crate) fn window<const W: usize>(&self) -> Option<&'a [u8; W]> {
-        self.unread().get(..W)?.try_into().ok()
-    }
-
     /// Moves past the next `n` bytes (no further than the end).
     #[inline]
     pub(crate) fn advance(&mut self, n: usize) {

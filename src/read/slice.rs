@@ -163,12 +163,7 @@ impl<'de> Read<'de> for SliceRead<'de> {
     }
 
     #[inline(always)]
-    fn window(&self) -> Option<&'de [u8; WINDOW]> {
-        self.cur.window::<WINDOW>()
-    }
-
-    #[inline(always)]
-    fn window_upto(&self) -> &'de [u8] {
+    fn window(&self) -> &'de [u8] {
         let rest = self.unread();
         rest.get(..WINDOW).unwrap_or(rest)
     }
