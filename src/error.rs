@@ -130,6 +130,8 @@ pub struct Error(ThinBox<ErrorImpl>);
 
 /// The wording of a pending short read.
 const PENDING_MSG: &str = "needs more bytes than remain";
+/// [`Error::full_pending`]'s word (a pending read's `n` is never 0).
+const FULL_WORD: u64 = 0;
 /// The bit of a pending error's word that marks a fixed-width read's
 /// ([`Error::short_read_pending`]).
 const MOVED: u64 = 1 << 8;
@@ -332,6 +334,22 @@ impl Error {
     #[inline(always)]
     pub(crate) fn short_read_pending(n: usize) -> Self {
         Error(ThinBox::word(((n as u64) << 9) | MOVED))
+    }
+
+    /// The serializer's write into a full slice or spare capacity
+    /// (`ser/out.rs`): a word, which the entry point owning the buffer
+    /// turns into what the value needs (`BufferFull`, a larger buffer, or
+    /// the value's own error); no error leaves the crate so. A short read
+    /// is never of 0 bytes, so its word is apart from theirs.
+    #[inline(always)]
+    pub(crate) fn full_pending() -> Self {
+        Error(ThinBox::word(FULL_WORD))
+    }
+
+    /// Whether this is [`Self::full_pending`].
+    #[inline]
+    pub(crate) fn is_full_pending(&self) -> bool {
+        self.0.as_word() == Some(FULL_WORD)
     }
 
     /// A pending error's `(n, back, moved)`, while not completed: `moved`

@@ -125,12 +125,14 @@ pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(writer: W, value: &T)
 ///
 /// It calls `value.serialize` once when `out` has room for the value (a
 /// reused buffer) or no spare capacity at all (it then grows). With some
-/// spare capacity but too little, the first call counts the bytes and a
-/// second writes them into the room reserved; a second call that writes
-/// another size is an error, never wrong bytes.
+/// spare capacity but too little, the first call stops where the room
+/// runs out (or counts the rest), and a second writes the value into the
+/// grown `Vec`; a second call that writes less than the first needed is
+/// an error, never wrong bytes.
 ///
 /// # Errors
-/// As [`to_vec`]; MESSAGE when a second call writes another size.
+/// As [`to_vec`]; MESSAGE when a second call writes less than the first
+/// needed; LIMIT when that much cannot be allocated.
 ///
 /// # Examples
 /// ```
@@ -148,9 +150,12 @@ pub fn to_extend<T: ?Sized + Serialize>(out: &mut Vec<u8>, value: &T) -> Result<
 /// of order (sorted through one temporary buffer).
 ///
 /// # Errors
-/// As [`to_vec`]; and LIMIT at offset `buf.len()` when the value does not
-/// fit, with [`ErrorDetail::BufferFull`](error::ErrorDetail::BufferFull)
+/// As [`to_vec`] (the value's own errors come first, whatever the size of
+/// `buf`); and LIMIT at offset `buf.len()` when the value does not fit,
+/// with [`ErrorDetail::BufferFull`](error::ErrorDetail::BufferFull)
 /// holding the bytes it needs (the bytes in `buf` are then unspecified).
+/// A value that does not fit is then encoded a second time, by a
+/// counting pass, for its size and its own errors.
 ///
 /// # Examples
 /// ```

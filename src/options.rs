@@ -169,8 +169,8 @@ impl Options {
     /// [`crate::to_extend`] does.
     ///
     /// # Errors
-    /// As [`Options::to_vec`]; MESSAGE when a second call writes another
-    /// size.
+    /// As [`Options::to_vec`]; MESSAGE when a second call writes less than
+    /// the first needed; LIMIT when that much cannot be allocated.
     ///
     /// # Examples
     /// ```
@@ -189,7 +189,7 @@ impl Options {
     /// # Errors
     /// As [`Options::to_vec`]; LIMIT with
     /// [`ErrorDetail::BufferFull`](crate::error::ErrorDetail::BufferFull)
-    /// when the value does not fit.
+    /// when the value does not fit (see [`crate::to_slice`]).
     ///
     /// # Examples
     /// ```

@@ -306,14 +306,12 @@ impl<'a, 'w, O: Out> ser::Serializer for &'a mut Serializer<'w, O> {
 
     #[inline]
     fn serialize_f32(self, v: f32) -> Result<()> {
-        self.put(&v.to_bits().to_le_bytes());
-        Ok(())
+        self.out.put_float(&v.to_bits().to_le_bytes())
     }
 
     #[inline]
     fn serialize_f64(self, v: f64) -> Result<()> {
-        self.put(&v.to_bits().to_le_bytes());
-        Ok(())
+        self.out.put_float(&v.to_bits().to_le_bytes())
     }
 
     #[inline]
@@ -345,9 +343,13 @@ impl<'a, 'w, O: Out> ser::Serializer for &'a mut Serializer<'w, O> {
     fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
         self.enter()?;
         self.out.push(1);
-        value.serialize(&mut *self)?;
+        // The level back on every path, a full slice's too (a float's
+        // write ends the pass there, `Out::put_float`): then the
+        // increment and the decrement can cancel, where a level left open
+        // on that way out needs `depth` stored before the write.
+        let r = value.serialize(&mut *self);
         self.depth -= 1;
-        Ok(())
+        r
     }
 
     #[inline]
@@ -389,9 +391,10 @@ impl<'a, 'w, O: Out> ser::Serializer for &'a mut Serializer<'w, O> {
     ) -> Result<()> {
         self.enter()?;
         self.put(&idx.to_le_bytes());
-        value.serialize(&mut *self)?;
+        // The level back on every path (see `serialize_some`).
+        let r = value.serialize(&mut *self);
         self.depth -= 1;
-        Ok(())
+        r
     }
 
     #[inline]

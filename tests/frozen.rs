@@ -348,14 +348,13 @@ fn duplicate_keys_on_encode_are_type() {
     let mut buf = [0u8; 64];
     let e = kiln_serde::to_slice(&mut buf, &Dup).unwrap_err();
     assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(4)));
-    // A buffer too small to hold the keys cannot compare them: the value
-    // does not fit, and that is the error (with the size it would need).
-    let e = kiln_serde::to_slice(&mut buf[..8], &Dup).unwrap_err();
-    assert_eq!(e.code(), ErrorCode::Limit);
-    assert_eq!(
-        e.detail(),
-        kiln_serde::error::ErrorDetail::BufferFull(4 + 2 * (4 + 1 + 1))
-    );
+    // A buffer too small to hold the keys: the value's own error all the
+    // same (the size it needs comes from a counting pass, which compares
+    // them), as into a larger one.
+    for cap in 0..8 {
+        let e = kiln_serde::to_slice(&mut buf[..cap], &Dup).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(4)), "{cap}");
+    }
 }
 
 #[test]

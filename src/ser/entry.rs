@@ -72,11 +72,11 @@ pub(crate) fn to_extend<T: ?Sized + Serialize>(
 ///
 /// With spare capacity (a reused buffer), the bytes go there through
 /// `to_slice`'s cursor ([`extend_spare`]), which keeps its position in a
-/// register. When they do not fit, that pass has counted them: `out`
-/// reserves the room and a second pass writes them, and must write as
-/// many (else MESSAGE: a `Serialize` impl that cannot run twice). Without
-/// spare capacity the value goes in one pass into the growing `Vec`
-/// ([`extend_grow`]).
+/// register. When they do not fit, that pass stops at the write that did
+/// not, and a second pass writes the value into the growing `Vec`
+/// ([`extend_grow`]); it must write at least as far as the first got
+/// (else MESSAGE: a `Serialize` impl that cannot run twice). Without
+/// spare capacity the value goes in that one pass.
 #[inline(always)]
 pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
@@ -87,39 +87,42 @@ pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
     if out.capacity() == out.len() {
         return extend_grow(out, head, value, limits);
     }
-    let Some(n) = extend_spare(out, head, value, limits)? else {
+    let Some(reached) = extend_spare(out, head, value, limits)? else {
         return Ok(());
     };
-    extend_again(out, n, head, value, limits)
+    extend_again(out, reached, head, value, limits)
 }
 
-/// [`extend_with`]'s second pass, after the first counted `n` bytes that
-/// did not fit: reserves them and writes again. Out of line, so that the
-/// first pass alone is inlined into the entry point.
+/// [`extend_with`]'s second pass, after the first stopped `reached`
+/// bytes in (the end of the write that did not fit): into the growing
+/// `Vec`. Out of line, so that the first pass alone is inlined into the
+/// entry point.
 #[inline(never)]
 fn extend_again<const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
-    n: usize,
+    reached: usize,
     head: &[u8; N],
     value: &T,
     limits: &Limits,
 ) -> Result<()> {
-    if out.try_reserve_exact(n).is_err() {
-        return Err(too_big_to_hold(n));
+    // The room the first pass showed it needs, reserved fallibly (a value
+    // too large to hold is LIMIT, not an abort); the rest, if any, grows.
+    if out.try_reserve(reached).is_err() {
+        return Err(too_big_to_hold(reached));
     }
     let start = out.len();
-    match extend_spare(out, head, value, limits)? {
-        None if out.len() - start == n => Ok(()),
-        _ => {
-            out.truncate(start);
-            Err(second_pass_differs(n))
-        }
+    extend_grow(out, head, value, limits)?;
+    if out.len() - start < reached {
+        out.truncate(start);
+        return Err(second_pass_differs(reached));
     }
+    Ok(())
 }
 
 /// [`extend_with`] into `out`'s spare capacity: `Ok(None)` with the bytes
-/// appended, or `Ok(Some(n))` with `out` unchanged when the `n` bytes the
-/// value needs did not fit. Always inlined into [`extend_with`]'s first
+/// appended, or `Ok(Some(n))` with `out` unchanged when they did not fit,
+/// `n` the end of the write that did not.
+/// Always inlined into [`extend_with`]'s first
 /// pass (the second is [`extend_again`], out of line): callgrind, `tick32`
 /// `to_extend` / `framed::to_extend` / `Schema::to_extend`, no LTO 127 /
 /// 171 / 139 -> 111 / 144 / 121 instructions, LTO 55 / 90 / 79 -> 53 /
@@ -160,11 +163,18 @@ impl<const N: usize, T: ?Sized + Serialize> FillSpare for SpareFill<'_, N, T> {
         let mut ser = Serializer::with_sink(SpareOut::from_cursor(cur), Sink::None, self.limits);
         // Offsets count the bytes already in `out`.
         ser.flushed = self.start as u64;
-        ser.out.put_head(self.head);
         ser.prefix = (self.start + N) as u64;
-        self.value.serialize(&mut ser)?;
-        ser.check_limit()?;
-        Ok(ser.out.into_cursor())
+        ser.out.put_head(self.head);
+        let r = self
+            .value
+            .serialize(&mut ser)
+            .and_then(|()| ser.check_limit());
+        match r {
+            // A write that did not fit: the cursor, full, goes back (the
+            // next pass gives the value's own errors, if any).
+            Err(e) if !e.is_full_pending() => Err(e),
+            _ => Ok(ser.out.into_cursor()),
+        }
     }
 }
 
@@ -174,7 +184,7 @@ fn too_big_to_hold(n: usize) -> Error {
     Error::new_fmt(
         ErrorCode::Limit,
         None,
-        format_args!("the value needs {n} bytes, more than can be allocated"),
+        format_args!("the value needs at least {n} bytes, more than can be allocated"),
     )
 }
 
@@ -185,8 +195,8 @@ fn second_pass_differs(n: usize) -> Error {
         ErrorCode::Message,
         None,
         format_args!(
-            "the value's Serialize impl wrote a different size on its second call (the first \
-             counted {n} bytes, which the buffer's spare capacity could not hold); encode it with \
+            "the value's Serialize impl wrote less on its second call (the first needed at \
+             least {n} bytes, more than the buffer's spare capacity held); encode it with \
              to_writer, or into a buffer with room"
         ),
     )
@@ -223,8 +233,8 @@ fn grow_into<const WRITER: bool, const N: usize, T: ?Sized + Serialize>(
 ) -> Result<()> {
     let start = out.len();
     let mut ser = Serializer::with_sink(VecOut::<WRITER>::new(out), Sink::None, limits);
-    ser.out.put_head(head);
     ser.prefix = (start + N) as u64;
+    ser.out.put_head(head);
     let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
     ser.out.finish();
     drop(ser);
@@ -283,23 +293,47 @@ pub(crate) fn fill_slice<const N: usize, T: ?Sized + Serialize>(
 ) -> Result<usize> {
     let capacity = buf.len();
     let mut ser = Serializer::with_sink(SliceOut::new(buf), Sink::None, limits);
+    ser.prefix = N as u64;
+    ser.out.put_head(head);
+    let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
+    match r {
+        Ok(()) if !ser.out.is_full() => Ok(ser.out.len()),
+        Err(e) if !e.is_full_pending() => Err(e),
+        // It did not fit: what it needs, or its own error (which comes
+        // first), from a counting pass.
+        _ => {
+            let reached = ser.out.len() as u64;
+            let n = needed(head, value, limits)?;
+            Err(buffer_full(n.max(reached), capacity))
+        }
+    }
+}
+
+/// The bytes `head` and then `value` take (a counting pass, as
+/// `serialized_size`'s), or the value's own error, with the offsets its
+/// pass into a buffer would give: for a write that found the buffer full.
+#[cold]
+#[inline(never)]
+fn needed<const N: usize, T: ?Sized + Serialize>(
+    head: &[u8; N],
+    value: &T,
+    limits: &Limits,
+) -> Result<u64> {
+    let mut buf = Vec::new();
+    let mut ser = Serializer::with_sink(StreamOut::new(&mut buf), Sink::Count, limits);
     ser.out.put_head(head);
     ser.prefix = N as u64;
     value.serialize(&mut ser)?;
-    ser.check_limit()?;
-    if ser.out.is_full() {
-        return Err(buffer_full(ser.out.len(), capacity));
-    }
-    Ok(ser.out.len())
+    ser.finish()
 }
 
 #[cold]
 #[inline(never)]
-fn buffer_full(needed: usize, capacity: usize) -> Error {
+fn buffer_full(needed: u64, capacity: usize) -> Error {
     Error::detailed(
         ErrorCode::Limit,
         capacity as u64,
-        ErrorDetail::BufferFull(needed as u64),
+        ErrorDetail::BufferFull(needed),
         format_args!("the value needs {needed} bytes; the buffer holds {capacity}"),
     )
 }

@@ -4,12 +4,14 @@
 //! (`to_extend` into a buffer without spare capacity, and the buffer of
 //! the streaming sinks).
 //!
-//! A full slice does not stop the serializer: it stops storing bytes,
-//! keeps counting them, and `to_slice` then reports how many the value
-//! needs. While it is full there are no bytes to patch or to sort, so map
-//! sorting and count patches are skipped; the value's own errors (a count
-//! above the wire maximum, nesting too deep) still come first.
+//! A full slice stops storing bytes. A float that does not fit
+//! ([`Out::put_float`]) ends the pass; any other write keeps counting, and
+//! while it is full there are no bytes to patch or to sort, so map sorting
+//! and count patches are skipped. Either way the entry point then finds
+//! what the value needs, or its own error, with a pass of its own
+//! (`ser/entry.rs`).
 
+use crate::error::{Error, Result};
 use crate::raw::{VecCursor, WriteCursor};
 
 /// The serializer's output buffer.
@@ -24,6 +26,15 @@ pub trait Out {
 
     /// Appends `b`.
     fn put(&mut self, b: &[u8]);
+
+    /// Appends an `f32`'s or `f64`'s bytes `b`, as [`put`](Self::put); a
+    /// slice that cannot hold them: [`Error::full_pending`] (it stores
+    /// nothing more from then on, and goes on counting).
+    #[inline]
+    fn put_float(&mut self, b: &[u8]) -> Result<()> {
+        self.put(b);
+        Ok(())
+    }
 
     /// Appends one byte.
     fn push(&mut self, b: u8);
@@ -134,6 +145,28 @@ pub struct SliceOut<'s, const SPARE: bool = false> {
     cur: WriteCursor<'s>,
 }
 
+/// A float's write into a slice: one that did not fit ends the value's
+/// pass there ([`Error::full_pending`]). Ending it, not going on counting
+/// as the cursor does, lets LLVM know the position after each write: a run
+/// of floats then stores at constant offsets from one position, each room
+/// test on its own, where every test and store waited for the previous
+/// field's new position (a `mesh` triangle: a chain of 12, one cycle each).
+/// Profile binary, `mesh`, LTO / no LTO: `to_slice` 368 -> 226 / 369 ->
+/// 289 µs, `to_extend` into a reused buffer 360 -> 285 / 358 -> 277 µs,
+/// `to_vec` 378 -> 294 / 379 -> 290 µs, in more instructions (7.88 -> 8.13
+/// / 9.75 M). Floats only: with integers ending the pass too, each
+/// integer's way out kept more of the serializer in memory (`updates`
+/// `to_slice` 4.23 -> 5.78 M instructions, +17% time with LTO); with
+/// floats alone the other datasets' counts are as they were.
+#[inline(always)]
+fn stored(ok: bool) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::full_pending())
+    }
+}
+
 /// A `Vec`'s spare capacity (`to_vec`, `to_extend`).
 pub type SpareOut<'s> = SliceOut<'s, true>;
 
@@ -181,6 +214,11 @@ impl<const SPARE: bool> Out for SliceOut<'_, SPARE> {
     #[inline]
     fn put(&mut self, b: &[u8]) {
         self.cur.put(b);
+    }
+
+    #[inline]
+    fn put_float(&mut self, b: &[u8]) -> Result<()> {
+        stored(self.cur.put(b))
     }
 
     #[inline]
