@@ -121,9 +121,9 @@ fn extend_again<const N: usize, T: ?Sized + Serialize>(
 
 /// [`extend_with`] into `out`'s spare capacity: `Ok(None)` with the bytes
 /// appended, or `Ok(Some(n))` with `out` unchanged when they did not fit,
-/// `n` the end of the write that did not.
-/// Always inlined into [`extend_with`]'s first
-/// pass (the second is [`extend_again`], out of line): callgrind, `tick32`
+/// `n` the end of the write that did not. Always inlined into
+/// [`extend_with`]'s first pass (the second is [`extend_again`], out of
+/// line): callgrind, `tick32`
 /// `to_extend` / `framed::to_extend` / `Schema::to_extend`, no LTO 127 /
 /// 171 / 139 -> 111 / 144 / 121 instructions, LTO 55 / 90 / 79 -> 53 /
 /// 71 / 66; inlined at both calls, LTO `to_extend` got slower (60.6).
