@@ -478,6 +478,18 @@ mod tests {
     /// A pending short read (a word in the handle, nothing on the heap)
     /// answers every accessor without a value behind it, keeps no offset,
     /// and drops without a free (valgrind in CI).
+    /// The serializer's full-buffer word is told apart from every pending
+    /// short read (whose `n` is never 0), and holds nothing to free.
+    #[test]
+    fn the_full_word_is_no_short_read() {
+        assert!(Error::full_pending().is_full_pending());
+        for n in [1usize, 4, 8, 1 << 20] {
+            assert!(!Error::short_pending(n, 0).is_full_pending());
+            assert!(!Error::short_read_pending(n).is_full_pending());
+        }
+        assert!(!Error::new(ErrorCode::Limit, None, "x").is_full_pending());
+    }
+
     #[test]
     fn a_pending_short_read_answers_without_a_value() {
         let cases = [

@@ -178,3 +178,34 @@ fn a_framed_float_that_does_not_fit() {
         assert_eq!(e.detail(), ErrorDetail::BufferFull(28), "cap {cap}");
     }
 }
+
+/// A size limit the value passes: LIMIT as `to_vec` under the same
+/// options gives it (no detail), never `BufferFull`, into any buffer too
+/// small; into one large enough, the same error.
+#[test]
+fn the_size_limit_comes_before_buffer_full() {
+    let opts = Options::new().with_limit(20);
+    let want = opts.to_vec(&shape()).unwrap_err();
+    assert_eq!(
+        (want.code(), want.detail()),
+        (ErrorCode::Limit, ErrorDetail::None)
+    );
+    for cap in [0, 3, 19, 21, 60, 400] {
+        let mut buf = vec![0; cap];
+        let e = opts.to_slice(&mut buf, &shape()).unwrap_err();
+        assert_eq!(
+            (e.code(), e.offset(), e.detail()),
+            (want.code(), want.offset(), want.detail()),
+            "cap {cap}"
+        );
+        let mut out = Vec::with_capacity(1 + cap);
+        out.push(5);
+        let e = opts.to_extend(&mut out, &shape()).unwrap_err();
+        assert_eq!(
+            (e.code(), e.detail()),
+            (want.code(), want.detail()),
+            "spare {cap}"
+        );
+        assert_eq!(out, [5]);
+    }
+}

@@ -309,10 +309,10 @@ pub(crate) fn fill_slice<const N: usize, T: ?Sized + Serialize>(
     }
 }
 
-/// The bytes `head` and then `value` take (a counting pass, as
-/// `serialized_size`'s), or the value's own error, with the offsets its
-/// pass into a buffer would give: for a write that found the buffer full.
-#[cold]
+/// The bytes `head` and then `value` take, counted by the real serializer
+/// over a counting sink, or the value's own error, with the offsets its
+/// pass into a buffer would give: `to_slice`'s size when the value did not
+/// fit, and `serialized_size`'s when no cheaper count can vouch for it.
 #[inline(never)]
 fn needed<const N: usize, T: ?Sized + Serialize>(
     head: &[u8; N],
@@ -441,8 +441,5 @@ pub(crate) fn serialized_size<T: ?Sized + Serialize>(value: &T, limits: &Limits)
             return Ok(n);
         }
     }
-    let mut buf = Vec::new();
-    let mut ser = Serializer::with_sink(StreamOut::new(&mut buf), Sink::Count, limits);
-    value.serialize(&mut ser)?;
-    ser.finish()
+    needed(&[], value, limits)
 }
