@@ -99,7 +99,21 @@
 //!    -> 1.54M / 2.00M -> 1.67M; `to_vec` `mesh` 12.25M -> 7.88M, `updates`
 //!    7.33M -> 6.22M, `savedata` 2.12M -> 1.70M (LTO). `put_halves`
 //!    writes a frame header as two 8-byte stores after one test (wall
-//!    time, `framed::to_extend` of 32 bytes: 12.9 -> 5.8 ns).
+//!    time, `framed::to_extend` of 32 bytes: 12.9 -> 5.8 ns). Session 39
+//!    counts the position from the buffer's end (`at = pos - len`, a
+//!    write fits when `at + n <= 0`): a fixed-width write's test is one
+//!    compare of `at` with a constant, where `pos + n <= len` added
+//!    first. callgrind, LTO / no LTO, `to_vec` / reused buffer / `to_slice`:
+//!    `mesh` 9.75 / 9.75 / 8.13 -> 6.63 / 6.63 / 6.75 M and 9.75 -> 7.13 M,
+//!    `updates` 6.00 / 5.52 / 4.22 -> 5.69 / 5.21 / 3.98 M and 6.08 / 5.66
+//!    / 5.66 -> 5.79 / 5.37 / 5.37 M, `savedata` 1.69 / 1.52 / 1.52 ->
+//!    1.71 / 1.55 / 1.54 M and 1.82 / 1.67 / 1.67 -> 1.80 / 1.66 / 1.66 M,
+//!    `log` 1.41 / 1.33 / 1.33 -> 1.45 / 1.37 / 1.37 M and 1.63 / 1.56 /
+//!    1.56 -> 1.64 / 1.57 / 1.57 M (a string's test computes `-4 - len`,
+//!    two instructions where the add was one). The same end-relative
+//!    position with the room counted apart once full (`at` held at 0) or
+//!    with the room as an unsigned count (`rem`, stores at `end - rem`)
+//!    cost more: `savedata` 1.86 / 2.19 M, `updates` 6.04 / 7.53 M.
 //!
 //! 7. `map_file` (feature `mmap`): the read-only file mapping behind
 //!    `TensorsFile`; its contract is stated on the function.
@@ -348,28 +362,37 @@ pub(crate) fn split_first_chunk<const N: usize>(bytes: &[u8]) -> Option<(&[u8; N
     Some((head, bytes.get(N..)?))
 }
 
-/// A write position in a caller's buffer. Only the writes move it, each
-/// to an end `pos + n` it has just tested against `buf.len()` (one
-/// compare). A write that does not fit is not stored, and the position
-/// moves to its end all the same: past `buf.len()` the cursor is full,
-/// stores nothing more (every later end is past it too) and goes on
-/// counting the bytes asked for, up to `FULL_MAX`.
+/// A write position in a caller's buffer, counted from the buffer's end
+/// (`at = pos - len`, at most 0 while writes fit). Only the writes move
+/// it, each by its length after one test of its end, `at + n <= 0`, which
+/// for a fixed-width write is one compare of `at` with a constant. A
+/// write that does not fit is not stored, and the position moves on all
+/// the same: past the end (`at > 0`) the cursor is full, stores nothing
+/// more (every later end is past it too) and goes on counting the bytes
+/// asked for, up to `isize::MAX`.
 ///
 /// Moving on, where the old cursor stayed put, lets LLVM keep one position
 /// through a run of writes: staying put joined the old and the new
 /// position after every write (callgrind, `to_slice`, LTO / no LTO:
-/// `mesh` 10.38 -> 7.88 M / 11.88 -> 7.88 M; see raw.rs piece 6).
+/// `mesh` 10.38 -> 7.88 M / 11.88 -> 7.88 M; see raw.rs piece 6). Counted
+/// from the end, a run of writes after a float stop (`ser/out.rs`) tests
+/// one register against constants and stores at constant offsets from
+/// one address: four instructions an `f32`, where `pos + n <= len` took
+/// five (an add before each compare).
 pub(crate) struct WriteCursor<'a> {
-    /// At most `FULL_MAX - 1` bytes, so that a full position (past it) fits
-    /// under `FULL_MAX`. Invariant: while `pos <= buf.len()`, `buf[..pos]`
-    /// is initialized (the writes initialize what they pass).
+    /// At most `FULL_MAX - 1` bytes. Invariant: while not full, the
+    /// first `buf.len() + at` bytes are initialized (the writes initialize
+    /// what they pass).
     buf: &'a mut [MaybeUninit<u8>],
-    /// Bytes written or asked for; invariant: `pos <= FULL_MAX`.
-    pos: usize,
+    /// The position counted from the buffer's end: `pos - buf.len()`,
+    /// from `-buf.len()` (nothing written) to 0 (all of it). Above 0 once
+    /// a write did not fit (full): it goes on counting up, to `isize::MAX`
+    /// at most.
+    at: isize,
 }
 
-/// Where a full cursor's count stops: below it, `pos + 4 + n` cannot
-/// overflow for any slice length `n` (at most `isize::MAX`).
+/// The most of a buffer a cursor uses: no slice on a real machine is that
+/// long.
 const FULL_MAX: usize = isize::MAX as usize - 8;
 
 impl<'a> WriteCursor<'a> {
@@ -391,71 +414,86 @@ impl<'a> WriteCursor<'a> {
         let n = buf.len().min(FULL_MAX - 1);
         WriteCursor {
             buf: &mut buf[..n],
-            pos: 0,
+            // No wrap: `n < FULL_MAX < isize::MAX`.
+            at: -(n as isize),
         }
     }
 
-    /// Bytes written or, once full, asked for.
+    /// Bytes written or, once full, asked for (up to `isize::MAX` past the
+    /// buffer's length).
     #[inline]
     pub(crate) fn needed(&self) -> usize {
-        self.pos
+        // `len + at` for `at` in `-len..=isize::MAX`: between 0 and
+        // `len + isize::MAX`, which a `usize` holds, so the wrapping addition
+        // is exact.
+        self.buf.len().wrapping_add(self.at as usize)
     }
 
     /// Whether a write did not fit.
     #[inline]
     pub(crate) fn is_full(&self) -> bool {
-        self.pos > self.buf.len()
+        self.at > 0
+    }
+
+    /// Bytes written, while not full.
+    #[inline]
+    fn pos(&self) -> Option<usize> {
+        (!self.is_full()).then(|| self.needed())
     }
 
     /// The bytes written; `None` once full.
     #[inline]
     pub(crate) fn written(&self) -> Option<&[u8]> {
-        let w = self.buf.get(..self.pos)?;
-        // SAFETY: `buf[..pos]` is initialized (the field's invariant), and
-        // `MaybeUninit<u8>` has `u8`'s layout.
+        let w = self.buf.get(..self.pos()?)?;
+        // SAFETY: the bytes written are initialized (the field's
+        // invariant), and `MaybeUninit<u8>` has `u8`'s layout.
         Some(unsafe { &*(w as *const [MaybeUninit<u8>] as *const [u8]) })
     }
 
     /// As [`written`](Self::written), to patch in place.
     #[inline]
     pub(crate) fn written_mut(&mut self) -> Option<&mut [u8]> {
-        let w = self.buf.get_mut(..self.pos)?;
+        let pos = self.pos()?;
+        let w = self.buf.get_mut(..pos)?;
         // SAFETY: as in `written`; only initialized bytes are stored back.
         Some(unsafe { &mut *(w as *mut [MaybeUninit<u8>] as *mut [u8]) })
     }
 
-    /// A write ending at `end > buf.len()` that is not stored: the
-    /// position goes there all the same (counting), up to `FULL_MAX`,
-    /// which is past `buf.len()` too. Cold but inline: out of line it cost
-    /// more (the call kept registers busy), and a refusal that left the
-    /// position put or moved it to `buf.len() + 1` made LLVM join or
-    /// precompute positions on every write (raw.rs piece 6).
+    /// Where the next write goes, for a write of `n` that fits
+    /// (`at + n <= 0`): `-at` bytes before the buffer's end.
+    #[inline(always)]
+    fn dst(&mut self) -> *mut u8 {
+        let len = self.buf.len();
+        // SAFETY: `-len <= at <= 0` here (the field's invariant and the
+        // callers' test), so `len + at` is inside the buffer or at its
+        // end; `len < isize::MAX`, so the offsets fit an `isize`.
+        unsafe { self.buf.as_mut_ptr().cast::<u8>().add(len).offset(self.at) }
+    }
+
+    /// A write of `n` bytes that does not fit (`at + n > 0`): not stored,
+    /// and the position moves on by `n` all the same (counting), to
+    /// `isize::MAX` at most.
     #[cold]
     #[inline]
-    fn refuse(&mut self, end: usize) -> bool {
-        self.pos = end.min(FULL_MAX);
+    fn refuse(&mut self, n: isize) -> bool {
+        self.at = self.at.saturating_add(n);
         false
     }
 
     /// Writes `b` when it fits; false (nothing written, full) when not.
     #[inline]
     pub(crate) fn put(&mut self, b: &[u8]) -> bool {
-        // No overflow: `pos <= FULL_MAX` and `b.len() <= isize::MAX`.
-        let end = self.pos + b.len();
-        if end > self.buf.len() {
-            return self.refuse(end);
+        // A slice is at most `isize::MAX` bytes.
+        let n = b.len() as isize;
+        // `at <= 0` while it can fit: no wrap.
+        if self.at > -n {
+            return self.refuse(n);
         }
-        // SAFETY: `pos + b.len() <= buf.len()` was just checked, so the
-        // destination is in bounds; `b` is a shared borrow and `buf` a
-        // unique one, so they do not overlap.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                b.as_ptr(),
-                self.buf.as_mut_ptr().cast::<u8>().add(self.pos),
-                b.len(),
-            );
-        }
-        self.pos = end;
+        // SAFETY: `at + n <= 0`, so the `n` bytes at `dst` are in the
+        // buffer; `b` is a shared borrow and `buf` a unique one, so they
+        // do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), self.dst(), b.len()) };
+        self.at += n;
         true
     }
 
@@ -464,61 +502,60 @@ impl<'a> WriteCursor<'a> {
     /// stored to the stack it stalled store forwarding (piece 6).
     #[inline]
     pub(crate) fn put_halves(&mut self, lo: [u8; 8], hi: [u8; 8]) -> bool {
-        // No overflow: `pos <= FULL_MAX`.
-        let end = self.pos + 16;
-        if end > self.buf.len() {
-            return self.refuse(end);
+        if self.at > -16 {
+            return self.refuse(16);
         }
-        // SAFETY: `pos + 16 <= buf.len()` was just checked, so both 8-byte
-        // destinations are in bounds; unaligned writes of plain bytes.
+        // SAFETY: `at + 16 <= 0`, so both 8-byte destinations are in the
+        // buffer; unaligned writes of plain bytes.
         unsafe {
-            let dst = self.buf.as_mut_ptr().cast::<u8>().add(self.pos);
+            let dst = self.dst();
             dst.cast::<[u8; 8]>().write_unaligned(lo);
             dst.add(8).cast::<[u8; 8]>().write_unaligned(hi);
         }
-        self.pos = end;
+        self.at += 16;
         true
     }
 
     /// Writes one byte when it fits.
     #[inline]
     pub(crate) fn push(&mut self, b: u8) -> bool {
-        match self.buf.get_mut(self.pos) {
-            Some(dst) => {
-                dst.write(b);
-                self.pos += 1;
-                true
-            }
-            // No overflow: `pos <= FULL_MAX`.
-            None => self.refuse(self.pos + 1),
+        if self.at > -1 {
+            return self.refuse(1);
         }
+        // SAFETY: `at + 1 <= 0`, so the byte at `dst` is in the buffer.
+        unsafe { self.dst().write(b) };
+        self.at += 1;
+        true
     }
 
     /// Writes a 4-byte count and then `b` when both fit, with one test.
     #[inline]
     pub(crate) fn put_counted(&mut self, count: u32, b: &[u8]) -> bool {
-        // No overflow: `pos <= FULL_MAX` and `b.len() <= isize::MAX`.
-        let end = self.pos + (4 + b.len());
-        if end > self.buf.len() {
-            return self.refuse(end);
+        // A slice is at most `isize::MAX` bytes; `saturating_add` keeps
+        // `4 + len` there.
+        let n = (b.len() as isize).saturating_add(4);
+        if self.at > -n {
+            return self.refuse(n);
         }
-        // SAFETY: `pos + 4 + b.len() <= buf.len()` was just checked, so
-        // both destinations are in bounds; `b` is a shared borrow and `buf`
-        // a unique one, so they do not overlap.
+        // SAFETY: `at + 4 + b.len() <= 0`, so both destinations are in
+        // the buffer; `b` is a shared borrow and `buf` a unique one, so
+        // they do not overlap.
         unsafe {
-            let dst = self.buf.as_mut_ptr().cast::<u8>().add(self.pos);
-            dst.cast::<[u8; 4]>().write(count.to_le_bytes());
+            let dst = self.dst();
+            dst.cast::<[u8; 4]>().write_unaligned(count.to_le_bytes());
             std::ptr::copy_nonoverlapping(b.as_ptr(), dst.add(4), b.len());
         }
-        self.pos = end;
+        self.at += n;
         true
     }
 
-    /// Moves the position back to `n` (no effect when `n >= pos`). Only
-    /// while not full.
+    /// Moves the position back to `n` (no effect when `n` is at or past
+    /// it). Only while not full.
     #[inline]
     pub(crate) fn truncate(&mut self, n: usize) {
-        self.pos = self.pos.min(n);
+        // `n - len`, at most 0 (and `len < isize::MAX`).
+        let at_n = -(self.buf.len().saturating_sub(n) as isize);
+        self.at = self.at.min(at_n);
     }
 }
 
@@ -545,8 +582,8 @@ pub(crate) fn fill_spare<F: FillSpare>(out: &mut Vec<u8>, f: F) -> Result<Option
     let cur = WriteCursor::new_uninit(out.spare_capacity_mut());
     let (at, room) = (cur.buf.as_ptr(), cur.buf.len());
     let cur = f.fill(cur)?;
-    let n = cur.pos;
-    if cur.buf.as_ptr() != at || n > cur.buf.len() || n > room {
+    let n = cur.needed();
+    if cur.buf.as_ptr() != at || cur.is_full() || n > room {
         return Ok(Some(n));
     }
     // SAFETY: the cursor's first `n <= buf.len()` bytes are initialized

@@ -245,21 +245,23 @@ fn write_cursor_never_passes_the_end() {
         let mut c = WriteCursor::new(&mut buf);
         let mut want = Vec::new();
         let (mut full, mut asked) = (false, 0);
-        for step in 0..12u8 {
-            let ok = match step % 4 {
+        for step in 0..15u8 {
+            let ok = match step % 5 {
                 0 => c.put(&[step; 3]),
                 1 => c.push(step),
                 2 => c.put_counted(u32::from(step), &[step]),
-                _ => c.put_halves([step; 8], [!step; 8]),
+                3 => c.put_halves([step; 8], [!step; 8]),
+                _ => c.put(&[]),
             };
-            let mut piece = match step % 4 {
+            let mut piece = match step % 5 {
                 0 => vec![step; 3],
                 1 => vec![step],
                 2 => vec![step, 0, 0, 0, step],
-                _ => [[step; 8], [!step; 8]].concat(),
+                3 => [[step; 8], [!step; 8]].concat(),
+                _ => vec![],
             };
             // Once a write is refused nothing more is stored, even a
-            // piece that would fit in the room left.
+            // piece that would fit in the room left (an empty one too).
             asked += piece.len();
             let fits = !full && want.len() + piece.len() <= cap;
             assert_eq!(ok, fits, "cap {cap} step {step}");
