@@ -103,17 +103,29 @@
 //!    counts the position from the buffer's end (`at = pos - len`, a
 //!    write fits when `at + n <= 0`): a fixed-width write's test is one
 //!    compare of `at` with a constant, where `pos + n <= len` added
-//!    first. callgrind, LTO / no LTO, `to_vec` / reused buffer / `to_slice`:
-//!    `mesh` 9.75 / 9.75 / 8.13 -> 6.63 / 6.63 / 6.75 M and 9.75 -> 7.13 M,
-//!    `updates` 6.00 / 5.52 / 4.22 -> 5.69 / 5.21 / 3.98 M and 6.08 / 5.66
-//!    / 5.66 -> 5.79 / 5.37 / 5.37 M, `savedata` 1.69 / 1.52 / 1.52 ->
-//!    1.71 / 1.55 / 1.54 M and 1.82 / 1.67 / 1.67 -> 1.80 / 1.66 / 1.66 M,
-//!    `log` 1.41 / 1.33 / 1.33 -> 1.45 / 1.37 / 1.37 M and 1.63 / 1.56 /
-//!    1.56 -> 1.64 / 1.57 / 1.57 M (a string's test computes `-4 - len`,
-//!    two instructions where the add was one). The same end-relative
-//!    position with the room counted apart once full (`at` held at 0) or
-//!    with the room as an unsigned count (`rem`, stores at `end - rem`)
-//!    cost more: `savedata` 1.86 / 2.19 M, `updates` 6.04 / 7.53 M.
+//!    first, and a run of floats (after the float stop, `ser/out.rs`)
+//!    stores at constant offsets from one address, 4 instructions an
+//!    `f32`. A refused write leaves the cursor full at the end (`at = 0`)
+//!    with no count of what was asked: the same state for every refusal,
+//!    which LLVM joins into one path (counting on past the end kept each
+//!    refusal's position, a saturating sum per write: `tick32`
+//!    `to_extend` 44.8 -> 56.6 instructions). The entry points learn
+//!    what a value that did not fit needs from a pass of their own
+//!    (`to_slice`'s counting pass, `to_extend`'s growing pass), as they
+//!    already did for its errors. A string's test is one `lea` of
+//!    `at + 4 + len` (`len` first tested against `isize::MAX - 4`, which
+//!    LLVM drops after the serializer's `u32` count test). callgrind, LTO
+//!    / no LTO, `to_vec` / reused buffer / `to_slice`: `mesh` 9.75 / 9.75
+//!    / 8.13 -> 6.63 / 6.63 / 6.50 M and 9.75 -> 6.63 M, `updates` 6.00 /
+//!    5.52 / 4.22 -> 5.66 / 5.19 / 4.20 M and 6.08 / 5.66 / 5.66 -> 5.78
+//!    / 5.35 / 5.35 M, `savedata` 1.69 / 1.52 / 1.52 -> 1.67 / 1.50 /
+//!    1.50 M and 1.82 / 1.67 / 1.67 -> 1.81 / 1.66 / 1.66 M, `log` 1.41 /
+//!    1.33 / 1.33 -> 1.38 / 1.30 / 1.36 M and 1.63 / 1.56 / 1.56 -> 1.60
+//!    / 1.53 / 1.53 M; `tick32` `to_extend` 44.8 -> 46.6 / 44.6 -> 45.6
+//!    (the room as `-spare`, and the new length from it). Tried and
+//!    slower: the room as an unsigned count with stores at `end - rem`
+//!    (`savedata` 2.19 M, `updates` 7.53 M), and counting past the end
+//!    with a saturating sum (above).
 //!
 //! 7. `map_file` (feature `mmap`): the read-only file mapping behind
 //!    `TensorsFile`; its contract is stated on the function.
@@ -363,41 +375,29 @@ pub(crate) fn split_first_chunk<const N: usize>(bytes: &[u8]) -> Option<(&[u8; N
 }
 
 /// A write position in a caller's buffer, counted from the buffer's end
-/// (`at = pos - len`, at most 0 while writes fit). Only the writes move
-/// it, each by its length after one test of its end, `at + n <= 0`, which
-/// for a fixed-width write is one compare of `at` with a constant. A
-/// write that does not fit is not stored, and the position moves on all
-/// the same: past the end (`at > 0`) the cursor is full, stores nothing
-/// more (every later end is past it too) and goes on counting the bytes
-/// asked for, up to `isize::MAX`.
-///
-/// Moving on, where the old cursor stayed put, lets LLVM keep one position
-/// through a run of writes: staying put joined the old and the new
-/// position after every write (callgrind, `to_slice`, LTO / no LTO:
-/// `mesh` 10.38 -> 7.88 M / 11.88 -> 7.88 M; see raw.rs piece 6). Counted
-/// from the end, a run of writes after a float stop (`ser/out.rs`) tests
-/// one register against constants and stores at constant offsets from
-/// one address: four instructions an `f32`, where `pos + n <= len` took
-/// five (an add before each compare).
+/// (`at = pos - len`, at most 0). Only the writes move it, each by its
+/// length after one test of its end, `at + n <= 0`, which for a
+/// fixed-width write is one compare of `at` with a constant. A write that
+/// does not fit is not stored, and the cursor is full: its position is
+/// the end, and it stores nothing more (every later write of a byte or
+/// more is refused too). What the bytes asked for came to is not counted:
+/// the entry points find it with a pass of their own (raw.rs piece 6).
 pub(crate) struct WriteCursor<'a> {
-    /// At most `FULL_MAX - 1` bytes. Invariant: while not full, the
-    /// first `buf.len() + at` bytes are initialized (the writes initialize
-    /// what they pass).
+    /// Invariant: the first `buf.len() + at` bytes are initialized (the
+    /// writes initialize what they pass).
     buf: &'a mut [MaybeUninit<u8>],
     /// The position counted from the buffer's end: `pos - buf.len()`,
-    /// from `-buf.len()` (nothing written) to 0 (all of it). Above 0 once
-    /// a write did not fit (full): it goes on counting up, to `isize::MAX`
-    /// at most.
+    /// from `-buf.len()` (nothing written) to 0 (all of it, or full).
+    /// Invariant: `-buf.len() <= at <= 0`.
     at: isize,
+    /// A write did not fit. From then on the position is the end, and
+    /// nothing more is stored (every later write of a byte or more is
+    /// refused too).
+    full: bool,
 }
 
-/// The most of a buffer a cursor uses: no slice on a real machine is that
-/// long.
-const FULL_MAX: usize = isize::MAX as usize - 8;
-
 impl<'a> WriteCursor<'a> {
-    /// At the start of `buf` (of which at most `FULL_MAX - 1` bytes are
-    /// used: no slice on a real machine is that long).
+    /// At the start of `buf`.
     #[inline]
     pub(crate) fn new(buf: &'a mut [u8]) -> Self {
         // SAFETY: `MaybeUninit<u8>` has `u8`'s layout, and the cursor only
@@ -411,40 +411,43 @@ impl<'a> WriteCursor<'a> {
     /// `Vec`'s spare capacity).
     #[inline]
     pub(crate) fn new_uninit(buf: &'a mut [MaybeUninit<u8>]) -> Self {
-        let n = buf.len().min(FULL_MAX - 1);
+        if buf.len() > isize::MAX as usize {
+            // SAFETY: a slice of bytes is at most `isize::MAX` long (the
+            // rule of `slice::from_raw_parts`). Said to LLVM, which drops
+            // a sign test it made on every `to_extend`.
+            unsafe { std::hint::unreachable_unchecked() }
+        }
+        let at = -(buf.len() as isize);
         WriteCursor {
-            buf: &mut buf[..n],
-            // No wrap: `n < FULL_MAX < isize::MAX`.
-            at: -(n as isize),
+            buf,
+            at,
+            full: false,
         }
     }
 
-    /// Bytes written or, once full, asked for (up to `isize::MAX` past the
-    /// buffer's length).
+    /// Bytes written; once full, the buffer's length (what a write that
+    /// did not fit would have needed is not counted: the entry points
+    /// count it with a pass of their own).
     #[inline]
-    pub(crate) fn needed(&self) -> usize {
-        // `len + at` for `at` in `-len..=isize::MAX`: between 0 and
-        // `len + isize::MAX`, which a `usize` holds, so the wrapping addition
-        // is exact.
+    pub(crate) fn len(&self) -> usize {
+        // `-len <= at <= 0` (the field's invariant): `len + at` is in
+        // `0..=len`, and the wrapping addition exact.
         self.buf.len().wrapping_add(self.at as usize)
     }
 
     /// Whether a write did not fit.
     #[inline]
     pub(crate) fn is_full(&self) -> bool {
-        self.at > 0
-    }
-
-    /// Bytes written, while not full.
-    #[inline]
-    fn pos(&self) -> Option<usize> {
-        (!self.is_full()).then(|| self.needed())
+        self.full
     }
 
     /// The bytes written; `None` once full.
     #[inline]
     pub(crate) fn written(&self) -> Option<&[u8]> {
-        let w = self.buf.get(..self.pos()?)?;
+        if self.full {
+            return None;
+        }
+        let w = self.buf.get(..self.len())?;
         // SAFETY: the bytes written are initialized (the field's
         // invariant), and `MaybeUninit<u8>` has `u8`'s layout.
         Some(unsafe { &*(w as *const [MaybeUninit<u8>] as *const [u8]) })
@@ -453,43 +456,46 @@ impl<'a> WriteCursor<'a> {
     /// As [`written`](Self::written), to patch in place.
     #[inline]
     pub(crate) fn written_mut(&mut self) -> Option<&mut [u8]> {
-        let pos = self.pos()?;
+        if self.full {
+            return None;
+        }
+        let pos = self.len();
         let w = self.buf.get_mut(..pos)?;
         // SAFETY: as in `written`; only initialized bytes are stored back.
         Some(unsafe { &mut *(w as *mut [MaybeUninit<u8>] as *mut [u8]) })
     }
 
-    /// Where the next write goes, for a write of `n` that fits
-    /// (`at + n <= 0`): `-at` bytes before the buffer's end.
+    /// Where the next write goes: `-at` bytes before the buffer's end.
     #[inline(always)]
     fn dst(&mut self) -> *mut u8 {
         let len = self.buf.len();
-        // SAFETY: `-len <= at <= 0` here (the field's invariant and the
-        // callers' test), so `len + at` is inside the buffer or at its
-        // end; `len < isize::MAX`, so the offsets fit an `isize`.
+        // SAFETY: `-len <= at <= 0` (the field's invariant), so `len + at`
+        // is inside the buffer or at its end; `len <= isize::MAX`, so the
+        // offsets fit an `isize`.
         unsafe { self.buf.as_mut_ptr().cast::<u8>().add(len).offset(self.at) }
     }
 
-    /// A write of `n` bytes that does not fit (`at + n > 0`): not stored,
-    /// and the position moves on by `n` all the same (counting), to
-    /// `isize::MAX` at most.
+    /// A write that does not fit: not stored; the cursor is full and its
+    /// position the end. The same state whichever write it was, so that
+    /// LLVM joins every refusal into one path (a count of the bytes asked
+    /// for kept each refusal's position apart: raw.rs piece 6).
     #[cold]
     #[inline]
-    fn refuse(&mut self, n: isize) -> bool {
-        self.at = self.at.saturating_add(n);
+    fn refuse(&mut self) -> bool {
+        self.at = 0;
+        self.full = true;
         false
     }
 
     /// Writes `b` when it fits; false (nothing written, full) when not.
     #[inline]
     pub(crate) fn put(&mut self, b: &[u8]) -> bool {
-        // A slice is at most `isize::MAX` bytes.
+        // A slice is at most `isize::MAX` bytes: no wrap.
         let n = b.len() as isize;
-        // `at <= 0` while it can fit: no wrap.
         if self.at > -n {
-            return self.refuse(n);
+            return self.refuse();
         }
-        // SAFETY: `at + n <= 0`, so the `n` bytes at `dst` are in the
+        // SAFETY: `at + b.len() <= 0`, so the destination is in the
         // buffer; `b` is a shared borrow and `buf` a unique one, so they
         // do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), self.dst(), b.len()) };
@@ -503,7 +509,7 @@ impl<'a> WriteCursor<'a> {
     #[inline]
     pub(crate) fn put_halves(&mut self, lo: [u8; 8], hi: [u8; 8]) -> bool {
         if self.at > -16 {
-            return self.refuse(16);
+            return self.refuse();
         }
         // SAFETY: `at + 16 <= 0`, so both 8-byte destinations are in the
         // buffer; unaligned writes of plain bytes.
@@ -519,10 +525,10 @@ impl<'a> WriteCursor<'a> {
     /// Writes one byte when it fits.
     #[inline]
     pub(crate) fn push(&mut self, b: u8) -> bool {
-        if self.at > -1 {
-            return self.refuse(1);
+        if self.at == 0 {
+            return self.refuse();
         }
-        // SAFETY: `at + 1 <= 0`, so the byte at `dst` is in the buffer.
+        // SAFETY: `at < 0`, so the byte at `dst` is in the buffer.
         unsafe { self.dst().write(b) };
         self.at += 1;
         true
@@ -531,11 +537,15 @@ impl<'a> WriteCursor<'a> {
     /// Writes a 4-byte count and then `b` when both fit, with one test.
     #[inline]
     pub(crate) fn put_counted(&mut self, count: u32, b: &[u8]) -> bool {
-        // A slice is at most `isize::MAX` bytes; `saturating_add` keeps
-        // `4 + len` there.
-        let n = (b.len() as isize).saturating_add(4);
-        if self.at > -n {
-            return self.refuse(n);
+        // Longer than any buffer: refused before the sum, which then
+        // cannot wrap (`at <= 0`). (A test LLVM drops where the caller
+        // has checked the length against `u32::MAX` on a 64-bit target.)
+        if b.len() > isize::MAX as usize - 4 {
+            return self.refuse();
+        }
+        let end = self.at + 4 + b.len() as isize;
+        if end > 0 {
+            return self.refuse();
         }
         // SAFETY: `at + 4 + b.len() <= 0`, so both destinations are in
         // the buffer; `b` is a shared borrow and `buf` a unique one, so
@@ -545,7 +555,7 @@ impl<'a> WriteCursor<'a> {
             dst.cast::<[u8; 4]>().write_unaligned(count.to_le_bytes());
             std::ptr::copy_nonoverlapping(b.as_ptr(), dst.add(4), b.len());
         }
-        self.at += n;
+        self.at = end;
         true
     }
 
@@ -553,7 +563,7 @@ impl<'a> WriteCursor<'a> {
     /// it). Only while not full.
     #[inline]
     pub(crate) fn truncate(&mut self, n: usize) {
-        // `n - len`, at most 0 (and `len < isize::MAX`).
+        // `n - len`, at most 0 (and `len <= isize::MAX`).
         let at_n = -(self.buf.len().saturating_sub(n) as isize);
         self.at = self.at.min(at_n);
     }
@@ -569,7 +579,8 @@ pub(crate) trait FillSpare {
 
 /// Runs `f` on a cursor over `out`'s spare capacity, then takes what it
 /// wrote into `out`'s length when all of it fit: `None`; else `Some(n)`,
-/// `out` unchanged, with the `n` bytes asked for. A cursor handed back
+/// `out` unchanged, with `n` a lower bound of the bytes needed (one more
+/// than the spare capacity). A cursor handed back
 /// over another buffer changes nothing either (`Some`). Where the spare
 /// capacity starts and its length are read before `f` runs and trusted
 /// after: `out` stays borrowed here, and `f` reaches it only through the
@@ -582,14 +593,16 @@ pub(crate) fn fill_spare<F: FillSpare>(out: &mut Vec<u8>, f: F) -> Result<Option
     let cur = WriteCursor::new_uninit(out.spare_capacity_mut());
     let (at, room) = (cur.buf.as_ptr(), cur.buf.len());
     let cur = f.fill(cur)?;
-    let n = cur.needed();
-    if cur.buf.as_ptr() != at || cur.is_full() || n > room {
-        return Ok(Some(n));
+    // Over the same buffer (so `n <= room`), and not full; else the
+    // bytes it needs: more than the room.
+    if cur.buf.as_ptr() != at || cur.buf.len() != room || cur.is_full() {
+        return Ok(Some(room.saturating_add(1).max(cur.len())));
     }
-    // SAFETY: the cursor's first `n <= buf.len()` bytes are initialized
-    // (the field's invariant), and its buffer starts where `out`'s spare
-    // capacity starts (`at`): with `n <= room` they are the first `n`
-    // bytes of that spare capacity (`n > 0` bytes there are reachable only
+    let n = cur.len();
+    // SAFETY: the cursor is not full, so its first `n <= buf.len()` bytes
+    // are initialized (the field's invariant), and its buffer is `out`'s
+    // spare capacity (it starts at `at` and is `room` long): they are the
+    // first `n` bytes of that spare capacity (`n > 0` bytes there are reachable only
     // through the cursor's borrow of it). `out` is unchanged since `at`
     // was read, so `out[..len + n]` is initialized and within the
     // allocation.

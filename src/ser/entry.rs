@@ -93,9 +93,9 @@ pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
     extend_again(out, reached, head, value, limits)
 }
 
-/// [`extend_with`]'s second pass, after the first stopped `reached`
-/// bytes in (the end of the write that did not fit): into the growing
-/// `Vec`. Out of line, so that the first pass alone is inlined into the
+/// [`extend_with`]'s second pass, after the first showed the value needs
+/// at least `reached` bytes (one more than the spare capacity): into the
+/// growing `Vec`. Out of line, so that the first pass alone is inlined into the
 /// entry point.
 #[inline(never)]
 fn extend_again<const N: usize, T: ?Sized + Serialize>(
@@ -121,7 +121,7 @@ fn extend_again<const N: usize, T: ?Sized + Serialize>(
 
 /// [`extend_with`] into `out`'s spare capacity: `Ok(None)` with the bytes
 /// appended, or `Ok(Some(n))` with `out` unchanged when they did not fit,
-/// `n` the end of the write that did not. Always inlined into
+/// `n` one more than the spare capacity (the least the value needs). Always inlined into
 /// [`extend_with`]'s first pass (the second is [`extend_again`], out of
 /// line): callgrind, `tick32`
 /// `to_extend` / `framed::to_extend` / `Schema::to_extend`, no LTO 127 /
@@ -171,8 +171,9 @@ impl<const N: usize, T: ?Sized + Serialize> FillSpare for SpareFill<'_, N, T> {
             .and_then(|()| ser.check_limit());
         match r {
             // A write that did not fit: the cursor, full, goes back (the
-            // next pass gives the value's own errors, if any).
-            Err(e) if !e.is_full_pending() => Err(e),
+            // next pass gives the value's own errors, if any, with offsets
+            // that count every byte).
+            Err(e) if !e.is_full_pending() && !ser.out.is_full() => Err(e),
             _ => Ok(ser.out.into_cursor()),
         }
     }
@@ -296,15 +297,17 @@ pub(crate) fn fill_slice<const N: usize, T: ?Sized + Serialize>(
     ser.prefix = N as u64;
     ser.out.put_head(head);
     let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
+    let full = ser.out.is_full();
     match r {
-        Ok(()) if !ser.out.is_full() => Ok(ser.out.len()),
-        Err(e) if !e.is_full_pending() => Err(e),
-        // It did not fit: what it needs, or its own error (which comes
-        // first), from a counting pass.
+        Ok(()) if !full => Ok(ser.out.len()),
+        Err(e) if !full && !e.is_full_pending() => Err(e),
+        // It did not fit: what it needs (more than the buffer, whatever a
+        // second call of its `Serialize` says), or its own error (which
+        // comes first), from a counting pass. An error of the first pass
+        // once full is not kept: its offset counted no bytes past the end.
         _ => {
-            let reached = ser.out.len() as u64;
             let n = needed(head, value, limits)?;
-            Err(buffer_full(n.max(reached), capacity))
+            Err(buffer_full(n.max(capacity as u64 + 1), capacity))
         }
     }
 }

@@ -5,9 +5,9 @@
 //! the streaming sinks).
 //!
 //! A full slice stops storing bytes. A float that does not fit
-//! ([`Out::put_float`]) ends the pass; any other write keeps counting, and
-//! while it is full there are no bytes to patch or to sort, so map sorting
-//! and count patches are skipped. Either way the entry point then finds
+//! ([`Out::put_float`]) ends the pass; any other write goes on (storing
+//! nothing), and while it is full there are no bytes to patch or to sort,
+//! so map sorting and count patches are skipped. Either way the entry point then finds
 //! what the value needs, or its own error, with a pass of its own
 //! (`ser/entry.rs`).
 
@@ -21,7 +21,7 @@ pub trait Out {
     /// away when false.
     const STREAM: bool;
 
-    /// Bytes written so far (counted even when not stored).
+    /// Bytes written so far (a full slice: its length).
     fn len(&self) -> usize;
 
     /// Appends `b`.
@@ -29,7 +29,7 @@ pub trait Out {
 
     /// Appends an `f32`'s or `f64`'s bytes `b`, as [`put`](Self::put); a
     /// slice that cannot hold them: [`Error::full_pending`] (it stores
-    /// nothing more from then on, and goes on counting).
+    /// nothing more from then on).
     #[inline]
     fn put_float(&mut self, b: &[u8]) -> Result<()> {
         self.put(b);
@@ -135,7 +135,9 @@ vec_out!(StreamOut, true);
 
 /// A caller's fixed buffer. A write that does not fit is not stored, and
 /// from then on nothing is: the output has no bytes to show
-/// ([`Out::written`] is `None`), while [`Out::len`] goes on counting.
+/// ([`Out::written`] is `None`), and [`Out::len`] stays at the buffer's
+/// length: what the value needs, the entry point counts with a pass of its
+/// own.
 ///
 /// `SPARE` is true for a `Vec`'s spare capacity ([`SpareOut`]): the same
 /// writes, but a type of its own, so that a value's `Serialize` code for
@@ -208,7 +210,7 @@ impl<const SPARE: bool> Out for SliceOut<'_, SPARE> {
 
     #[inline]
     fn len(&self) -> usize {
-        self.cur.needed()
+        self.cur.len()
     }
 
     #[inline]
@@ -274,11 +276,13 @@ mod tests {
         assert_eq!(o.written(), Some(&[1, 2, 3][..]));
         o.put_counted(1, &[9]);
         assert!(o.is_full());
-        assert_eq!((o.len(), o.written()), (8, None));
+        // Full: the position is the end (the entry points count what the
+        // value needs with a pass of their own).
+        assert_eq!((o.len(), o.written()), (6, None));
         // A write that would fit in the room left is not stored either.
         o.push(4);
         o.put(&[5; 2]);
-        assert_eq!(o.len(), 11);
+        assert_eq!(o.len(), 6);
         assert!(o.written_mut().is_none());
         assert!(o.is_full());
         assert_eq!(buf, [1, 2, 3, 0, 0, 0]);
