@@ -1,0 +1,242 @@
+//! Piece 6: [`WriteCursor`], `to_slice`'s position in the caller's
+//! buffer, counted from its end, and [`fill_spare`], which runs it over a
+//! `Vec`'s spare capacity (`to_vec`, `to_extend`). Why it is written this
+//! way, with the counts: piece 6 of the `raw` module's docs.
+
+use std::mem::MaybeUninit;
+
+/// A write position in a caller's buffer, counted from the buffer's end
+/// (`at = pos - len`, at most 0). Only the writes move it, each by its
+/// length after one test of its end, `at + n <= 0`, which for a
+/// fixed-width write is one compare of `at` with a constant. A write that
+/// does not fit is not stored, and the cursor is full: its position is
+/// the end, and it stores nothing more (every later write of a byte or
+/// more is refused too). What the bytes asked for came to is not counted:
+/// the entry points find it with a pass of their own (raw.rs piece 6).
+pub(crate) struct WriteCursor<'a> {
+    /// Invariant: the first `buf.len() + at` bytes are initialized (the
+    /// writes initialize what they pass).
+    buf: &'a mut [MaybeUninit<u8>],
+    /// The position counted from the buffer's end: `pos - buf.len()`,
+    /// from `-buf.len()` (nothing written) to 0 (all of it, or full).
+    /// Invariant: `-buf.len() <= at <= 0`.
+    at: isize,
+    /// A write did not fit. From then on the position is the end, and
+    /// nothing more is stored (every later write of a byte or more is
+    /// refused too).
+    full: bool,
+}
+
+impl<'a> WriteCursor<'a> {
+    /// At the start of `buf`.
+    #[inline]
+    pub(crate) fn new(buf: &'a mut [u8]) -> Self {
+        // SAFETY: `MaybeUninit<u8>` has `u8`'s layout, and the cursor only
+        // ever stores initialized bytes through it, so `buf` stays a valid
+        // `[u8]` for its owner.
+        let buf = unsafe { &mut *(buf as *mut [u8] as *mut [MaybeUninit<u8>]) };
+        Self::new_uninit(buf)
+    }
+
+    /// At the start of `buf`, whose bytes need not be initialized (a
+    /// `Vec`'s spare capacity).
+    #[inline]
+    pub(crate) fn new_uninit(buf: &'a mut [MaybeUninit<u8>]) -> Self {
+        if buf.len() > isize::MAX as usize {
+            // SAFETY: a slice of bytes is at most `isize::MAX` long (the
+            // rule of `slice::from_raw_parts`). Said to LLVM, which drops
+            // a sign test it made on every `to_extend`.
+            unsafe { std::hint::unreachable_unchecked() }
+        }
+        let at = -(buf.len() as isize);
+        WriteCursor {
+            buf,
+            at,
+            full: false,
+        }
+    }
+
+    /// Bytes written; once full, the buffer's length (what a write that
+    /// did not fit would have needed is not counted: the entry points
+    /// count it with a pass of their own).
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        // `-len <= at <= 0` (the field's invariant): `len + at` is in
+        // `0..=len`, and the wrapping addition exact.
+        self.buf.len().wrapping_add(self.at as usize)
+    }
+
+    /// Whether a write did not fit.
+    #[inline]
+    pub(crate) fn is_full(&self) -> bool {
+        self.full
+    }
+
+    /// The bytes written; `None` once full.
+    #[inline]
+    pub(crate) fn written(&self) -> Option<&[u8]> {
+        if self.full {
+            return None;
+        }
+        let w = self.buf.get(..self.len())?;
+        // SAFETY: the bytes written are initialized (the field's
+        // invariant), and `MaybeUninit<u8>` has `u8`'s layout.
+        Some(unsafe { &*(w as *const [MaybeUninit<u8>] as *const [u8]) })
+    }
+
+    /// As [`written`](Self::written), to patch in place.
+    #[inline]
+    pub(crate) fn written_mut(&mut self) -> Option<&mut [u8]> {
+        if self.full {
+            return None;
+        }
+        let pos = self.len();
+        let w = self.buf.get_mut(..pos)?;
+        // SAFETY: as in `written`; only initialized bytes are stored back.
+        Some(unsafe { &mut *(w as *mut [MaybeUninit<u8>] as *mut [u8]) })
+    }
+
+    /// Where the next write goes: `-at` bytes before the buffer's end.
+    #[inline(always)]
+    fn dst(&mut self) -> *mut u8 {
+        let len = self.buf.len();
+        // SAFETY: `-len <= at <= 0` (the field's invariant), so `len + at`
+        // is inside the buffer or at its end; `len <= isize::MAX`, so the
+        // offsets fit an `isize`.
+        unsafe { self.buf.as_mut_ptr().cast::<u8>().add(len).offset(self.at) }
+    }
+
+    /// A write that does not fit: not stored; the cursor is full and its
+    /// position the end. The same state whichever write it was, so that
+    /// LLVM joins every refusal into one path (a count of the bytes asked
+    /// for kept each refusal's position apart: raw.rs piece 6).
+    #[cold]
+    #[inline]
+    fn refuse(&mut self) -> bool {
+        self.at = 0;
+        self.full = true;
+        false
+    }
+
+    /// Writes `b` when it fits; false (nothing written, full) when not.
+    #[inline]
+    pub(crate) fn put(&mut self, b: &[u8]) -> bool {
+        // A slice is at most `isize::MAX` bytes: no wrap.
+        let n = b.len() as isize;
+        if self.at > -n {
+            return self.refuse();
+        }
+        // SAFETY: `at + b.len() <= 0`, so the destination is in the
+        // buffer; `b` is a shared borrow and `buf` a unique one, so they
+        // do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), self.dst(), b.len()) };
+        self.at += n;
+        true
+    }
+
+    /// Writes a frame header's two 8-byte halves after one room test, as
+    /// two stores from registers. As one 16-byte copy of halves just
+    /// stored to the stack it stalled store forwarding (piece 6).
+    #[inline]
+    pub(crate) fn put_halves(&mut self, lo: [u8; 8], hi: [u8; 8]) -> bool {
+        if self.at > -16 {
+            return self.refuse();
+        }
+        // SAFETY: `at + 16 <= 0`, so both 8-byte destinations are in the
+        // buffer; unaligned writes of plain bytes.
+        unsafe {
+            let dst = self.dst();
+            dst.cast::<[u8; 8]>().write_unaligned(lo);
+            dst.add(8).cast::<[u8; 8]>().write_unaligned(hi);
+        }
+        self.at += 16;
+        true
+    }
+
+    /// Writes one byte when it fits.
+    #[inline]
+    pub(crate) fn push(&mut self, b: u8) -> bool {
+        if self.at == 0 {
+            return self.refuse();
+        }
+        // SAFETY: `at < 0`, so the byte at `dst` is in the buffer.
+        unsafe { self.dst().write(b) };
+        self.at += 1;
+        true
+    }
+
+    /// Writes a 4-byte count and then `b` when both fit, with one test.
+    #[inline]
+    pub(crate) fn put_counted(&mut self, count: u32, b: &[u8]) -> bool {
+        // Longer than any buffer: refused before the sum, which then
+        // cannot wrap (`at <= 0`). (A test LLVM drops where the caller
+        // has checked the length against `u32::MAX` on a 64-bit target.)
+        if b.len() > isize::MAX as usize - 4 {
+            return self.refuse();
+        }
+        let end = self.at + 4 + b.len() as isize;
+        if end > 0 {
+            return self.refuse();
+        }
+        // SAFETY: `at + 4 + b.len() <= 0`, so both destinations are in
+        // the buffer; `b` is a shared borrow and `buf` a unique one, so
+        // they do not overlap.
+        unsafe {
+            let dst = self.dst();
+            dst.cast::<[u8; 4]>().write_unaligned(count.to_le_bytes());
+            std::ptr::copy_nonoverlapping(b.as_ptr(), dst.add(4), b.len());
+        }
+        self.at = end;
+        true
+    }
+
+    /// Moves the position back to `n` (no effect when `n` is at or past
+    /// it). Only while not full.
+    #[inline]
+    pub(crate) fn truncate(&mut self, n: usize) {
+        // `n - len`, at most 0 (and `len <= isize::MAX`).
+        let at_n = -(self.buf.len().saturating_sub(n) as isize);
+        self.at = self.at.min(at_n);
+    }
+}
+
+/// What [`fill_spare`] runs: writes through the cursor and hands it back
+/// (a trait, not a closure, so that it can be always inlined: as a
+/// closure a 32-byte `to_extend` went 52 -> 100 instructions).
+pub(crate) trait FillSpare {
+    type Error;
+    fn fill<'s>(self, cur: WriteCursor<'s>) -> Result<WriteCursor<'s>, Self::Error>;
+}
+
+/// Runs `f` on a cursor over `out`'s spare capacity, then takes what it
+/// wrote into `out`'s length when all of it fit: `None`; else `Some(n)`,
+/// `out` unchanged, with `n` a lower bound of the bytes needed (one more
+/// than the spare capacity). A cursor handed back
+/// over another buffer changes nothing either (`Some`). Where the spare
+/// capacity starts and its length are read before `f` runs and trusted
+/// after: `out` stays borrowed here, and `f` reaches it only through the
+/// cursor's borrow of its spare capacity, which cannot move it. (Reading
+/// them again cost 9 of the 50 instructions of a 32-byte `to_extend`:
+/// LLVM cannot tell that the cursor's stores leave the `Vec` alone. With
+/// `f` inlined, the tests below fold into the cursor's own `n <= len`.)
+#[inline(always)]
+pub(crate) fn fill_spare<F: FillSpare>(out: &mut Vec<u8>, f: F) -> Result<Option<usize>, F::Error> {
+    let cur = WriteCursor::new_uninit(out.spare_capacity_mut());
+    let (at, room) = (cur.buf.as_ptr(), cur.buf.len());
+    let cur = f.fill(cur)?;
+    // Over the same buffer (so `n <= room`), and not full; else the
+    // bytes it needs: more than the room.
+    if cur.buf.as_ptr() != at || cur.buf.len() != room || cur.is_full() {
+        return Ok(Some(room.saturating_add(1).max(cur.len())));
+    }
+    let n = cur.len();
+    // SAFETY: the cursor is not full, so its first `n <= buf.len()` bytes
+    // are initialized (the field's invariant), and its buffer is `out`'s
+    // spare capacity (it starts at `at` and is `room` long): they are the
+    // first `n` bytes of that spare capacity (`n > 0` bytes there are reachable only
+    // through the cursor's borrow of it). `out` is unchanged since `at`
+    // was read, so `out[..len + n]` is initialized and within the
+    // allocation.
+    unsafe { out.set_len(out.len() + n) };
+    Ok(None)
+}
