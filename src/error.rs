@@ -475,9 +475,6 @@ mod tests {
         assert_eq!(e.shifted(16).offset(), Some(21));
     }
 
-    /// A pending short read (a word in the handle, nothing on the heap)
-    /// answers every accessor without a value behind it, keeps no offset,
-    /// and drops without a free (valgrind in CI).
     /// The serializer's full-buffer word is told apart from every pending
     /// short read (whose `n` is never 0), and holds nothing to free.
     #[test]
@@ -490,6 +487,9 @@ mod tests {
         assert!(!Error::new(ErrorCode::Limit, None, "x").is_full_pending());
     }
 
+    /// A pending short read (a word in the handle, nothing on the heap)
+    /// answers every accessor without a value behind it, keeps no offset,
+    /// and drops without a free (valgrind in CI).
     #[test]
     fn a_pending_short_read_answers_without_a_value() {
         let cases = [

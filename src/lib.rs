@@ -125,10 +125,10 @@ pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(writer: W, value: &T)
 ///
 /// It calls `value.serialize` once when `out` has room for the value (a
 /// reused buffer) or no spare capacity at all (it then grows). With some
-/// spare capacity but too little, the first call stops where the room
-/// runs out (or counts the rest), and a second writes the value into the
-/// grown `Vec`; a second call that writes less than the first needed is
-/// an error, never wrong bytes.
+/// spare capacity but too little, the first call stops storing where the
+/// room runs out, and a second writes the value into the grown `Vec`; a
+/// second call that writes no more than the room held (less than the
+/// first needed) is an error, never wrong bytes.
 ///
 /// # Errors
 /// As [`to_vec`]; MESSAGE when a second call writes less than the first

@@ -209,3 +209,49 @@ fn the_size_limit_comes_before_buffer_full() {
         assert_eq!(out, [5]);
     }
 }
+
+/// A `Serialize` impl whose first call writes 12 bytes (a count and 8)
+/// and every later one `4 + small`.
+struct Shrinks {
+    calls: Cell<u32>,
+    small: usize,
+}
+impl Serialize for Shrinks {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let first = self.calls.get() == 0;
+        self.calls.set(self.calls.get() + 1);
+        s.serialize_bytes(&vec![7; if first { 8 } else { self.small }])
+    }
+}
+
+/// What a value that did not fit needs is more than the room it did not
+/// fit in, whatever a later call of its `Serialize` writes: `to_slice`'s
+/// `BufferFull` is at least the buffer's length plus one, and `to_extend`'s
+/// second pass that writes no more than the spare capacity held is MESSAGE
+/// (the first call needed more), `out` as it was.
+#[test]
+fn a_value_that_did_not_fit_needs_more_than_the_room() {
+    for cap in 4..12 {
+        let shrinks = Shrinks {
+            calls: Cell::new(0),
+            small: 0,
+        };
+        let mut buf = vec![0; cap];
+        let e = kiln_serde::to_slice(&mut buf, &shrinks).unwrap_err();
+        assert_eq!(
+            e.detail(),
+            ErrorDetail::BufferFull(cap as u64 + 1),
+            "cap {cap}"
+        );
+        // The second call writes exactly the spare capacity (4 + small).
+        let mut out = Vec::with_capacity(cap);
+        let spare = out.capacity();
+        let shrinks = Shrinks {
+            calls: Cell::new(0),
+            small: spare - 4,
+        };
+        let e = kiln_serde::to_extend(&mut out, &shrinks).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Message, "spare {spare}");
+        assert!(out.is_empty());
+    }
+}

@@ -225,18 +225,18 @@ pub(crate) fn fill_spare<F: FillSpare>(out: &mut Vec<u8>, f: F) -> Result<Option
     let (at, room) = (cur.buf.as_ptr(), cur.buf.len());
     let cur = f.fill(cur)?;
     // Over the same buffer (so `n <= room`), and not full; else the
-    // bytes it needs: more than the room.
+    // value needs more than the room.
     if cur.buf.as_ptr() != at || cur.buf.len() != room || cur.is_full() {
-        return Ok(Some(room.saturating_add(1).max(cur.len())));
+        return Ok(Some(room.saturating_add(1)));
     }
     let n = cur.len();
     // SAFETY: the cursor is not full, so its first `n <= buf.len()` bytes
     // are initialized (the field's invariant), and its buffer is `out`'s
     // spare capacity (it starts at `at` and is `room` long): they are the
-    // first `n` bytes of that spare capacity (`n > 0` bytes there are reachable only
-    // through the cursor's borrow of it). `out` is unchanged since `at`
-    // was read, so `out[..len + n]` is initialized and within the
-    // allocation.
+    // first `n` bytes of that spare capacity (`n > 0` bytes there are
+    // reachable only through the cursor's borrow of it). `out` is
+    // unchanged since `at` was read, so `out[..len + n]` is initialized
+    // and within the allocation.
     unsafe { out.set_len(out.len() + n) };
     Ok(None)
 }

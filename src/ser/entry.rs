@@ -72,11 +72,12 @@ pub(crate) fn to_extend<T: ?Sized + Serialize>(
 ///
 /// With spare capacity (a reused buffer), the bytes go there through
 /// `to_slice`'s cursor ([`extend_spare`]), which keeps its position in a
-/// register. When they do not fit, that pass stops at the write that did
-/// not, and a second pass writes the value into the growing `Vec`
-/// ([`extend_grow`]); it must write at least as far as the first got
-/// (else MESSAGE: a `Serialize` impl that cannot run twice). Without
-/// spare capacity the value goes in that one pass.
+/// register. When they do not fit, that pass stops storing at the write
+/// that did not, and a second pass writes the value into the growing
+/// `Vec` ([`extend_grow`]); it must write more than the spare capacity
+/// held, as the first needed (else MESSAGE: a `Serialize` impl that
+/// cannot run twice). Without spare capacity the value goes in that one
+/// pass.
 #[inline(always)]
 pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
@@ -95,8 +96,8 @@ pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
 
 /// [`extend_with`]'s second pass, after the first showed the value needs
 /// at least `reached` bytes (one more than the spare capacity): into the
-/// growing `Vec`. Out of line, so that the first pass alone is inlined into the
-/// entry point.
+/// growing `Vec`. Out of line, so that the first pass alone is inlined
+/// into the entry point.
 #[inline(never)]
 fn extend_again<const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
@@ -121,9 +122,9 @@ fn extend_again<const N: usize, T: ?Sized + Serialize>(
 
 /// [`extend_with`] into `out`'s spare capacity: `Ok(None)` with the bytes
 /// appended, or `Ok(Some(n))` with `out` unchanged when they did not fit,
-/// `n` one more than the spare capacity (the least the value needs). Always inlined into
-/// [`extend_with`]'s first pass (the second is [`extend_again`], out of
-/// line): callgrind, `tick32`
+/// `n` one more than the spare capacity (the least the value needs).
+/// Always inlined into [`extend_with`]'s first pass (the second is
+/// [`extend_again`], out of line): callgrind, `tick32`
 /// `to_extend` / `framed::to_extend` / `Schema::to_extend`, no LTO 127 /
 /// 171 / 139 -> 111 / 144 / 121 instructions, LTO 55 / 90 / 79 -> 53 /
 /// 71 / 66; inlined at both calls, LTO `to_extend` got slower (60.6).

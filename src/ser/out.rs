@@ -7,9 +7,9 @@
 //! A full slice stops storing bytes. A float that does not fit
 //! ([`Out::put_float`]) ends the pass; any other write goes on (storing
 //! nothing), and while it is full there are no bytes to patch or to sort,
-//! so map sorting and count patches are skipped. Either way the entry point then finds
-//! what the value needs, or its own error, with a pass of its own
-//! (`ser/entry.rs`).
+//! so map sorting and count patches are skipped. Either way the entry
+//! point then finds what the value needs, or its own error, with a pass
+//! of its own (`ser/entry.rs`).
 
 use crate::error::{Error, Result};
 use crate::raw::{VecCursor, WriteCursor};
@@ -148,8 +148,9 @@ pub struct SliceOut<'s, const SPARE: bool = false> {
 }
 
 /// A float's write into a slice: one that did not fit ends the value's
-/// pass there ([`Error::full_pending`]). Ending it, not going on counting
-/// as the cursor does, lets LLVM know the position after each write: a run
+/// pass there ([`Error::full_pending`]). Ending it, not going on as the
+/// cursor does for other writes, lets LLVM know the position after each
+/// write: a run
 /// of floats then stores at constant offsets from one position, each room
 /// test on its own, where every test and store waited for the previous
 /// field's new position (a `mesh` triangle: a chain of 12, one cycle each).
