@@ -26,12 +26,16 @@ pub(crate) use entry::{
     buffer_for, extend_with, fill_new, fill_slice, serialized_size, to_extend, to_vec, to_writer,
 };
 use key::KeySer;
-use map::Entry;
 pub use map::MapSer;
 use out::{Out, StreamOut};
 
 /// Flush to the sink once this many bytes are buffered (outside maps).
 const FLUSH_AT: usize = 64 * 1024;
+
+/// `last_str` when no key string is a candidate: no content range starts
+/// at 0 (a count precedes it). Zero, so it is stored with the other
+/// zeroed fields of a new serializer.
+const NO_STR: (usize, usize) = (0, 0);
 
 enum Sink<'w> {
     /// `to_vec`: the buffer is the result.
@@ -59,8 +63,6 @@ pub struct Serializer<'w, O: Out = StreamOut<'w>> {
     /// Start and end (in `out`) of the most recent str/bytes *content*
     /// written by a map key's [`KeySer`] (plain strings do not track it).
     last_str: (usize, usize),
-    /// Stack of (key sort range, entry range) for open maps.
-    entries: Vec<Entry>,
     limit: Option<u64>,
     /// Bytes at the front of `out` that are not part of the value (a frame
     /// header): counted in offsets, not against the limit.
@@ -78,8 +80,7 @@ impl<'w, O: Out> Serializer<'w, O> {
             flushed: 0,
             sink,
             pending: 0,
-            last_str: (usize::MAX, usize::MAX),
-            entries: Vec::new(),
+            last_str: NO_STR,
             limit: limits.limit,
             prefix: 0,
             depth: 0,
@@ -147,7 +148,17 @@ impl<'w, O: Out> Serializer<'w, O> {
     }
 
     fn check_limit(&self) -> Result<()> {
-        if let Some(limit) = self.limit {
+        self.check_limit_of(self.limit)
+    }
+
+    /// [`Self::check_limit`] against `limit`, the caller's copy of the
+    /// options' limit: after the value's `serialize`, out of line, a
+    /// limit read back from the serializer is one LLVM cannot know, so a
+    /// `None` known to the caller (the free functions) was tested on every
+    /// call.
+    #[inline]
+    fn check_limit_of(&self, limit: Option<u64>) -> Result<()> {
+        if let Some(limit) = limit {
             if self.total() - self.prefix > limit {
                 return Err(Error::new_fmt(
                     ErrorCode::Limit,
@@ -460,15 +471,7 @@ impl<'a, 'w, O: Out> ser::Serializer for &'a mut Serializer<'w, O> {
         let count_at = self.out.len();
         self.put(&[0; 4]);
         self.pending += 1;
-        let base = self.entries.len();
-        Ok(MapSer {
-            ser: self,
-            count_at,
-            base,
-            sorted: true,
-            key: (0, 0),
-            entry_start: 0,
-        })
+        Ok(MapSer::new(self, count_at))
     }
 
     #[inline]

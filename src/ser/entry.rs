@@ -169,7 +169,7 @@ impl<const N: usize, T: ?Sized + Serialize> FillSpare for SpareFill<'_, N, T> {
         let r = self
             .value
             .serialize(&mut ser)
-            .and_then(|()| ser.check_limit());
+            .and_then(|()| ser.check_limit_of(self.limits.limit));
         match r {
             // A write that did not fit: the cursor, full, goes back (the
             // next pass gives the value's own errors, if any, with offsets
@@ -237,9 +237,10 @@ fn grow_into<const WRITER: bool, const N: usize, T: ?Sized + Serialize>(
     let mut ser = Serializer::with_sink(VecOut::<WRITER>::new(out), Sink::None, limits);
     ser.prefix = (start + N) as u64;
     ser.out.put_head(head);
-    let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
+    let r = value
+        .serialize(&mut ser)
+        .and_then(|()| ser.check_limit_of(limits.limit));
     ser.out.finish();
-    drop(ser);
     if r.is_err() {
         out.truncate(start);
     }
@@ -297,7 +298,9 @@ pub(crate) fn fill_slice<const N: usize, T: ?Sized + Serialize>(
     let mut ser = Serializer::with_sink(SliceOut::new(buf), Sink::None, limits);
     ser.prefix = N as u64;
     ser.out.put_head(head);
-    let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
+    let r = value
+        .serialize(&mut ser)
+        .and_then(|()| ser.check_limit_of(limits.limit));
     let full = ser.out.is_full();
     match r {
         Ok(()) if !full => Ok(ser.out.len()),
@@ -405,10 +408,11 @@ fn staged<W: io::Write, T: ?Sized + Serialize>(
         staging.reserve(256);
     }
     let mut ser = Serializer::with_sink(StreamOut::new(staging), Sink::Writer(writer), limits);
-    let r = value.serialize(&mut ser).and_then(|()| ser.check_limit());
+    let r = value
+        .serialize(&mut ser)
+        .and_then(|()| ser.check_limit_of(limits.limit));
     let flushed = ser.flushed;
     ser.out.finish();
-    drop(ser);
     // The last (for a small value, the only) write, through `W` itself
     // rather than the serializer's `dyn Write`: a `BufWriter`'s copy into
     // its buffer is then inlined here.
