@@ -53,7 +53,16 @@ enum Sink<'w> {
 /// `O` is where the bytes go ([`out`]): for `to_vec` and friends the buffer
 /// is the result and never flushed (`O::STREAM` false), so the flush check
 /// per sequence element and per string compiles away.
+///
+/// `repr(C)`, the depth first: in the order rustc chose once the map
+/// entries left (they are each map's own, `ser/map.rs`), LLVM with LTO
+/// kept `depth` in memory through `updates`' `to_slice` (4.20 -> 4.53 M
+/// instructions); laid out so, 4.23 M, and no other row moved.
+#[repr(C)]
 pub struct Serializer<'w, O: Out = StreamOut<'w>> {
+    /// Open seqs, maps, `Some`s and non-unit variants (spec 6), and the cap.
+    depth: u32,
+    max_depth: u32,
     out: O,
     /// Bytes already handed to the sink.
     flushed: u64,
@@ -67,9 +76,6 @@ pub struct Serializer<'w, O: Out = StreamOut<'w>> {
     /// Bytes at the front of `out` that are not part of the value (a frame
     /// header): counted in offsets, not against the limit.
     prefix: u64,
-    /// Open seqs, maps, `Some`s and non-unit variants (spec 6), and the cap.
-    depth: u32,
-    max_depth: u32,
 }
 
 impl<'w, O: Out> Serializer<'w, O> {
