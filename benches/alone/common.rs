@@ -21,6 +21,8 @@ use std::time::Instant;
 #[path = "../datasets/tick.rs"]
 mod tick;
 pub use tick::{Tick, TICK};
+#[path = "order.rs"]
+pub mod order;
 
 /// Messages per pass.
 pub const MESSAGES: usize = 1000;
@@ -85,21 +87,32 @@ fn time(name: &str, mut pass: impl FnMut()) {
 /// Encodes every message into one reused `Vec` (cleared before each pass)
 /// with `encode`, checks the bytes, and times it.
 pub fn encode_into(name: &str, encode: impl FnMut(&mut Vec<u8>, &Tick)) {
-    check_and_time(name, encode, bytes_of);
+    check_and_time(name, ticks(), encode, bytes_of);
 }
 
-/// [`encode_into`] with the bytes each message should have.
-fn check_and_time(
+/// As [`encode_into`], with [`order::Order`]s (90 bytes each; ns a
+/// message): a type whose `serialize` stays a call without LTO.
+pub fn encode_orders_into(name: &str, encode: impl FnMut(&mut Vec<u8>, &order::Order)) {
+    check_and_time(
+        name,
+        order::orders(MESSAGES as u64),
+        encode,
+        order::bytes_of,
+    );
+}
+
+/// [`encode_into`] over `msgs`, with the bytes each message should have.
+fn check_and_time<M>(
     name: &str,
-    mut encode: impl FnMut(&mut Vec<u8>, &Tick),
-    bytes: impl Fn(&Tick) -> Vec<u8>,
+    msgs: Vec<M>,
+    mut encode: impl FnMut(&mut Vec<u8>, &M),
+    bytes: impl Fn(&M) -> Vec<u8>,
 ) {
-    let ticks = ticks();
-    let want: Vec<u8> = ticks.iter().flat_map(bytes).collect();
+    let want: Vec<u8> = msgs.iter().flat_map(bytes).collect();
     let mut out = Vec::with_capacity(want.len());
     let mut pass = |out: &mut Vec<u8>| {
         out.clear();
-        for t in black_box(&ticks) {
+        for t in black_box(&msgs) {
             encode(out, t);
         }
         black_box(&*out);
@@ -122,7 +135,9 @@ fn frame_head(hash: u64) -> Vec<u8> {
 /// As [`encode_into`], each message framed: the header, then its 32 bytes.
 pub fn encode_into_framed(name: &str, hash: u64, encode: impl FnMut(&mut Vec<u8>, &Tick)) {
     let head = frame_head(hash);
-    check_and_time(name, encode, |t| [&head[..], &bytes_of(t)].concat());
+    check_and_time(name, ticks(), encode, |t| {
+        [&head[..], &bytes_of(t)].concat()
+    });
 }
 
 /// Encodes every message into a new `Vec` each with `encode`, checks the
