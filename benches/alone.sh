@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The 32-byte message through one API per program (benches/alone/): each
+# The 32-byte message (and a 90-byte, 16-field order, whose `serialize`
+# stays a call: alone/order.rs) through one API per program (benches/alone/): each
 # `alone_*` bench is a binary that calls one encode or decode function of
 # kiln or bincode 1.3, as a user's crate does. Builds them in both
 # profiles (`bench`, LTO; `bench-nolto`, what `cargo build --release`
