@@ -14,27 +14,8 @@ use safetensors::{Dtype as St, SafeTensors};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_kiln"))
-        .args(args)
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod support;
+use support::{path_str as s, run};
 
 type Model = Vec<(String, St, Vec<usize>, Vec<u8>)>;
 
