@@ -83,7 +83,7 @@ fn short_slice(n: usize, at: u64, pos: usize, full: usize, limit: u64) -> Error 
 
 /// LIMIT (at 0, the directory's start in `rest`) where a stream's reads of
 /// a tensor directory would pass the total size limit, `left` of `limit`
-/// bytes: the same tests in the same order as [`IoRead`]'s
+/// bytes: the same tests in the same order as [`IoRead`](crate::read::IoRead)'s
 /// `tensors_block` (the header's 32 bytes; after the header's own errors,
 /// the whole block, or when `P + payload_bytes` overflows, the
 /// descriptors and heap), so that a slice under a limit names the error a
