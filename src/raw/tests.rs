@@ -280,7 +280,14 @@ fn write_cursor_never_passes_the_end() {
             assert_eq!(c.written(), (!full).then_some(&want[..]));
             assert_eq!(c.written_mut().is_some(), !full);
         }
-        if !full {
+        if full {
+            // Full, the position stays the end: nothing is stored after a
+            // truncate either.
+            c.truncate(0);
+            assert_eq!((c.len(), c.written()), (cap, None));
+            assert!(!c.push(0x55));
+            assert!(!c.put(&[0x55; 2]));
+        } else {
             c.truncate(c.len() + 5);
             assert_eq!(c.len(), want.len());
             c.truncate(1);

@@ -191,9 +191,13 @@ impl<'a> WriteCursor<'a> {
     }
 
     /// Moves the position back to `n` (no effect when `n` is at or past
-    /// it). Only while not full.
+    /// it, or once full: the position stays the end, so no later write is
+    /// stored whoever calls this).
     #[inline]
     pub(crate) fn truncate(&mut self, n: usize) {
+        if self.full {
+            return;
+        }
         // `n - len`, at most 0 (and `len <= isize::MAX`).
         let at_n = -(self.buf.len().saturating_sub(n) as isize);
         self.at = self.at.min(at_n);

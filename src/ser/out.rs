@@ -249,7 +249,8 @@ impl<const SPARE: bool> Out for SliceOut<'_, SPARE> {
 
     #[inline]
     fn truncate(&mut self, n: usize) {
-        // Only called while not full (sorting a map in place).
+        // Called while not full (sorting a map in place); once full it
+        // changes nothing.
         self.cur.truncate(n);
     }
 
