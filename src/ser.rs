@@ -153,15 +153,11 @@ impl<'w, O: Out> Serializer<'w, O> {
         Ok(())
     }
 
-    fn check_limit(&self) -> Result<()> {
-        self.check_limit_of(self.limit)
-    }
-
-    /// [`Self::check_limit`] against `limit`, the caller's copy of the
-    /// options' limit: after the value's `serialize`, out of line, a
-    /// limit read back from the serializer is one LLVM cannot know, so a
-    /// `None` known to the caller (the free functions) was tested on every
-    /// call.
+    /// LIMIT when the value's bytes pass `limit`. The entry points give
+    /// their own copy of the options' limit rather than `self.limit`:
+    /// after the value's `serialize`, out of line, a limit read back from
+    /// the serializer is one LLVM cannot know, so a `None` known to the
+    /// caller (the free functions) was tested on every call.
     #[inline]
     fn check_limit_of(&self, limit: Option<u64>) -> Result<()> {
         if let Some(limit) = limit {
@@ -178,7 +174,7 @@ impl<'w, O: Out> Serializer<'w, O> {
 
     #[cold]
     fn flush(&mut self) -> Result<()> {
-        self.check_limit()?;
+        self.check_limit_of(self.limit)?;
         match &mut self.sink {
             Sink::None => return Ok(()),
             Sink::Writer(w) => w
@@ -192,7 +188,7 @@ impl<'w, O: Out> Serializer<'w, O> {
     }
 
     fn finish(mut self) -> Result<u64> {
-        self.check_limit()?;
+        self.check_limit_of(self.limit)?;
         if O::STREAM {
             self.flush()?;
         }

@@ -14,9 +14,9 @@ mod counting_alloc;
 use counting_alloc::{peak_during, SERIAL};
 
 /// A map whose entries arrive in the order given (keys may repeat).
-struct Pairs(Vec<(u32, u32)>);
+struct MapOf<V>(Vec<(u32, V)>);
 
-impl Serialize for Pairs {
+impl<V: Serialize> Serialize for MapOf<V> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for (k, v) in &self.0 {
@@ -50,27 +50,15 @@ struct SideEncoded(Vec<(u32, u32)>);
 
 impl Serialize for SideEncoded {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let side = kiln_serde::to_vec(&Pairs(self.0.clone())).map_err(serde::ser::Error::custom)?;
+        let side = kiln_serde::to_vec(&MapOf(self.0.clone())).map_err(serde::ser::Error::custom)?;
         s.serialize_bytes(&side)
-    }
-}
-
-struct Outer(Vec<(u32, SideEncoded)>);
-
-impl Serialize for Outer {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
-            m.serialize_entry(k, v)?;
-        }
-        m.end()
     }
 }
 
 #[test]
 fn a_map_encoded_on_the_side_inside_a_map_value_leaves_both_whole() {
     let inner = backwards(5);
-    let outer = Outer(vec![
+    let outer = MapOf(vec![
         (7, SideEncoded(inner.clone())),
         (2, SideEncoded(backwards(3))),
         (5, SideEncoded(inner.clone())),
@@ -96,34 +84,34 @@ fn maps_larger_than_the_spare_keeps_and_small_ones_after_them_sort() {
     for n in [5000, 3, 4097, 0, 1, 70] {
         let p = backwards(n);
         assert_eq!(
-            kiln_serde::to_vec(&Pairs(p.clone())).unwrap(),
+            kiln_serde::to_vec(&MapOf(p.clone())).unwrap(),
             sorted_bytes(&p),
             "{n}"
         );
         let mut out = vec![0xee];
-        kiln_serde::to_extend(&mut out, &Pairs(p.clone())).unwrap();
+        kiln_serde::to_extend(&mut out, &MapOf(p.clone())).unwrap();
         assert_eq!(out[1..], sorted_bytes(&p), "{n}");
     }
 }
 
 #[test]
 fn a_map_that_failed_leaves_the_next_one_whole() {
-    let dup = Pairs(vec![(3, 1), (9, 2), (3, 4)]);
+    let dup = MapOf(vec![(3, 1), (9, 2), (3, 4)]);
     let e = kiln_serde::to_vec(&dup).unwrap_err();
     assert_eq!((e.code(), e.offset()), (ErrorCode::Type, Some(4)));
     let p = backwards(9);
     assert_eq!(
-        kiln_serde::to_vec(&Pairs(p.clone())).unwrap(),
+        kiln_serde::to_vec(&MapOf(p.clone())).unwrap(),
         sorted_bytes(&p)
     );
     // Failed inside a value of an outer map (the inner map's duplicate).
-    let outer = Outer(vec![(1, SideEncoded(vec![(4, 0), (4, 1)]))]);
+    let outer = MapOf(vec![(1, SideEncoded(vec![(4, 0), (4, 1)]))]);
     assert_eq!(
         kiln_serde::to_vec(&outer).unwrap_err().code(),
         ErrorCode::Message
     );
     assert_eq!(
-        kiln_serde::to_vec(&Pairs(p.clone())).unwrap(),
+        kiln_serde::to_vec(&MapOf(p.clone())).unwrap(),
         sorted_bytes(&p)
     );
 }
@@ -133,7 +121,7 @@ fn a_map_encoded_again_allocates_no_entries() {
     let _g = SERIAL.lock().unwrap();
     // 100 entries: 3,200 bytes of entries (32 each) against 800 bytes
     // of map for the sort's copy.
-    let p = Pairs(backwards(100));
+    let p = MapOf(backwards(100));
     let mut buf = vec![0u8; 1024];
     // The first map on this thread allocates the entries, and leaves
     // them as the thread's spare.

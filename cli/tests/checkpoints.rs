@@ -6,7 +6,6 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use kiln_serde::checkpoint::FileKind;
 use kiln_serde::{CheckpointView, Limits};
 use safetensors::tensor::TensorView as StView;
@@ -15,7 +14,7 @@ use serde_json::{json, Value};
 use tempfile::TempDir;
 
 mod support;
-use support::{path_str as s, run};
+use support::{kiln, path_str as s, run};
 
 type Model = Vec<(String, St, Vec<usize>, Vec<u8>)>;
 
@@ -380,7 +379,7 @@ fn convert_through_stdin_and_stdout() {
 
     // stdin -> file: the format is recognized by its first bytes.
     let piped = dir.path().join("piped.kiln");
-    let out = Command::new(env!("CARGO_BIN_EXE_kiln"))
+    let out = kiln()
         .args(["convert", "-", s(&piped)])
         .write_stdin(st_bytes.clone())
         .output()
@@ -390,7 +389,7 @@ fn convert_through_stdin_and_stdout() {
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("- (safetensors) ->"));
 
     // stdin -> stdout, the way back.
-    let out = Command::new(env!("CARGO_BIN_EXE_kiln"))
+    let out = kiln()
         .current_dir(dir.path())
         .args(["convert", "-", "-", "--to", "safetensors"])
         .write_stdin(kiln_bytes)
