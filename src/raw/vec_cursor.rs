@@ -7,11 +7,11 @@
 //! which this replaces) hands the `Vec` to the out-of-line
 //! `reserve` on the rare path, so LLVM keeps its length in memory: every
 //! write loaded the length, the capacity and the pointer and stored the
-//! length back. Here the position, the capacity and the pointer are three
-//! values of their own, and the rare path gets the `Vec` alone and hands
-//! back the new pointer and capacity, so they stay in registers through a
-//! run of writes, as in [`WriteCursor`](super::WriteCursor) over spare
-//! capacity. The `Vec`'s length is brought up to date when it grows and
+//! length back. Here the position is a value of its own, the pointer and
+//! the capacity another ([`Buf`]), and the rare path gets the `Vec` alone
+//! and hands back the new pointer and capacity, so they stay in registers
+//! through a run of writes, as in [`WriteCursor`](super::WriteCursor) over
+//! spare capacity. The `Vec`'s length is brought up to date when it grows and
 //! when the writing is done ([`VecCursor::finish`]).
 
 use std::ptr;
@@ -27,7 +27,7 @@ use std::ptr;
 /// the previous write's across the growth path: a `mesh` of 1.5 M `f32`
 /// through `bincode::serialize_into`, LTO, 284 -> 362 µs (profile binary,
 /// session 41), though the 16-field order of `benches/alone` went 7.9 ->
-/// 6.1 ns there (fewer uses of the serializer's address: BENCHMARKS.md).
+/// 6.1 ns there (fewer uses of the serializer's address: [`Buf`]).
 pub(crate) struct VecCursor<'a, const STREAM: bool> {
     /// The buffer, borrowed rather than owned: a `Vec` owned inside the
     /// serializer and handed to the rare path by address kept the whole
@@ -37,10 +37,9 @@ pub(crate) struct VecCursor<'a, const STREAM: bool> {
     /// stay initialized, as a `Vec` requires), and it is borrowed uniquely
     /// here, so no slice handed to a write can point into it.
     vec: &'a mut Vec<u8>,
-    /// `vec.as_mut_ptr()`, read again whenever `vec` grows.
-    ptr: *mut u8,
-    /// `vec.capacity()`, read again whenever `vec` grows.
-    cap: usize,
+    /// `vec`'s pointer and capacity (`ptr` and `cap` below), read again
+    /// whenever `vec` grows.
+    buf: Buf,
     /// Bytes written. Invariant: `pos <= cap`, and the first `pos` bytes
     /// at `ptr` are initialized.
     pos: usize,
@@ -53,8 +52,8 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
         // `as_mut_ptr` makes no reference to the elements, so the pointer
         // stays valid while only the `Vec` itself is touched (`set_len`),
         // until the buffer moves (a growth, which reads it again).
-        let (ptr, cap, pos) = (vec.as_mut_ptr(), vec.capacity(), vec.len());
-        VecCursor { vec, ptr, cap, pos }
+        let (buf, pos) = (Buf::of(vec), vec.len());
+        VecCursor { vec, buf, pos }
     }
 
     /// Bytes written (including those the `Vec` held before).
@@ -78,7 +77,7 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
         // `vec`'s allocation (`pos <= cap`); `ptr` is non-null and aligned
         // (a `Vec`'s pointer, dangling only when `cap`, so `pos`, is 0);
         // the borrow of `self` keeps them unchanged.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.pos) }
+        unsafe { std::slice::from_raw_parts(self.buf.ptr(), self.pos) }
     }
 
     /// As [`written`](Self::written), to patch in place.
@@ -86,7 +85,7 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
     pub(crate) fn written_mut(&mut self) -> &mut [u8] {
         // SAFETY: as in `written`; the unique borrow of `self` makes this
         // the only access to them while it lives.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.pos) }
+        unsafe { std::slice::from_raw_parts_mut(self.buf.ptr(), self.pos) }
     }
 
     /// Moves the position back to `n` (no effect when `n >= pos`).
@@ -99,9 +98,7 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
     #[cold]
     #[inline]
     fn grow(&mut self, n: usize) {
-        let Grown { ptr, cap } = grow::<STREAM>(self.vec, self.pos, n);
-        self.ptr = ptr;
-        self.cap = cap;
+        self.buf = grow::<STREAM>(self.vec, self.pos, n);
     }
 
     /// Appends `b`.
@@ -111,7 +108,7 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
         // separate live borrow, so together they stay far below
         // `usize::MAX` in any address space.
         let end = self.pos + b.len();
-        if end > self.cap {
+        if end > self.buf.cap() {
             self.grow(b.len());
         }
         // SAFETY: `cap - pos >= b.len()` (tested, or made by `grow`, which
@@ -119,19 +116,19 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
         // capacity), so the destination is inside the allocation; `b` is a
         // shared borrow apart from the cursor (held uniquely here), so they
         // do not overlap; afterwards the first `end` bytes are initialized.
-        unsafe { ptr::copy_nonoverlapping(b.as_ptr(), self.ptr.add(self.pos), b.len()) };
+        unsafe { ptr::copy_nonoverlapping(b.as_ptr(), self.buf.ptr().add(self.pos), b.len()) };
         self.pos = end;
     }
 
     /// Appends one byte.
     #[inline]
     pub(crate) fn push(&mut self, b: u8) {
-        if self.pos == self.cap {
+        if self.pos == self.buf.cap() {
             self.grow(1);
         }
         // SAFETY: `cap > pos` (tested, or made by `grow`), so the byte at
         // `pos` is inside the allocation, and then initialized.
-        unsafe { self.ptr.add(self.pos).write(b) };
+        unsafe { self.buf.ptr().add(self.pos).write(b) };
         self.pos += 1;
     }
 
@@ -142,7 +139,7 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
         // No overflow: as in `put`.
         let n = 4 + b.len();
         let end = self.pos + n;
-        if end > self.cap {
+        if end > self.buf.cap() {
             self.grow(n);
         }
         // SAFETY: `cap - pos >= 4 + b.len()` (tested, or made by `grow`),
@@ -150,7 +147,7 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
         // overlap it (as in `put`); afterwards the first `end` bytes are
         // initialized.
         unsafe {
-            let dst = self.ptr.add(self.pos);
+            let dst = self.buf.ptr().add(self.pos);
             dst.cast::<[u8; 4]>().write_unaligned(count.to_le_bytes());
             ptr::copy_nonoverlapping(b.as_ptr(), dst.add(4), b.len());
         }
@@ -158,15 +155,56 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
     }
 }
 
-/// [`grow`]'s result: the `Vec`'s new pointer and capacity.
-#[repr(C)]
-struct Grown {
-    ptr: *mut u8,
-    cap: usize,
+/// A `Vec`'s pointer and capacity as one `u128`: the address in the low
+/// 64 bits, the capacity in the high 64. A write reads both with one load
+/// and a growth stores both with one store, so a derived `serialize` that
+/// stays a call uses the serializer's address 5 times a field, not 9
+/// (the capacity's load and store, the pointer's load and store, each
+/// pointer access through an address computed again): LLVM proves that
+/// the bytes written do not alias the serializer only within 100 such
+/// uses. Past them, in a 16-field `serialize` with LTO, it stored the
+/// position and reloaded the pointer and capacity at every field:
+/// `benches/alone`'s 90-byte orders through `bincode::serialize_into`,
+/// LTO / no LTO, 8.2 / 8.1 -> 5.0 / 5.1 ns (bincode 1.3: 6.1 / 13.9);
+/// callgrind, `kiln_bincode` `serw`, `updates` 5.48 -> 4.56 / 5.82 ->
+/// 5.58 M, a 32-byte message 94.6 -> 89.6 instructions; `mesh` 9.88 ->
+/// 10.00 / 10.13 -> 10.25 M (one register copy more in its loop).
+///
+/// The address goes through an integer: `as usize` exposes the pointer's
+/// provenance, and [`Buf::ptr`] takes it back (Rust's exposed-provenance
+/// rules; the strict-provenance API for it is above the MSRV).
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+struct Buf(u128);
+
+// An address and a capacity fit 64 bits on every target Rust supports.
+const _: () = assert!(usize::BITS <= 64);
+
+impl Buf {
+    /// `vec`'s pointer (`as_mut_ptr`, which makes no reference to the
+    /// elements) and capacity.
+    #[inline(always)]
+    fn of(vec: &mut Vec<u8>) -> Buf {
+        Buf(vec.as_mut_ptr() as usize as u128 | (vec.capacity() as u128) << 64)
+    }
+
+    /// The pointer, with the provenance that [`Buf::of`] exposed.
+    #[inline(always)]
+    fn ptr(self) -> *mut u8 {
+        self.0 as usize as *mut u8
+    }
+
+    /// The capacity.
+    #[inline(always)]
+    fn cap(self) -> usize {
+        (self.0 >> 64) as usize
+    }
 }
 
 /// The rare path: takes the bytes written into `vec`'s length, reserves
-/// room for `n` more and hands back the new pointer and capacity. Out of
+/// room for `n` more and hands back the new pointer and capacity (packed
+/// here, out of line: packed by the caller, 4 more instructions a field
+/// kept `Tick`'s `serialize` from being inlined with LTO). Out of
 /// line and given the `Vec` alone, so the cursor's position, pointer and
 /// capacity need not live in memory.
 ///
@@ -191,7 +229,7 @@ struct Grown {
 /// `serialize_into` (32 bytes: 2.3 -> 10.7 ns).
 #[cold]
 #[inline(never)]
-extern "C" fn grow<const STREAM: bool>(vec: &mut Vec<u8>, pos: usize, n: usize) -> Grown {
+extern "C" fn grow<const STREAM: bool>(vec: &mut Vec<u8>, pos: usize, n: usize) -> Buf {
     // SAFETY: the caller's `pos <= capacity`, and its first `pos` bytes
     // are initialized (the cursor's invariant).
     unsafe { vec.set_len(pos) };
@@ -202,8 +240,5 @@ extern "C" fn grow<const STREAM: bool>(vec: &mut Vec<u8>, pos: usize, n: usize) 
             std::alloc::Layout::from_size_align(size, 1).unwrap_or(std::alloc::Layout::new::<u8>()),
         );
     }
-    Grown {
-        ptr: vec.as_mut_ptr(),
-        cap: vec.capacity(),
-    }
+    Buf::of(vec)
 }
