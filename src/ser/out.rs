@@ -42,10 +42,13 @@ pub trait Out {
     /// Appends a 4-byte count and then `b`.
     fn put_counted(&mut self, count: u32, b: &[u8]);
 
-    /// Appends `head` (a frame header, or nothing).
+    /// Appends `head` (a frame header, or nothing: no room test then,
+    /// which LLVM could not drop on its own).
     #[inline]
     fn put_head<const N: usize>(&mut self, head: &[u8; N]) {
-        self.put(head);
+        if N > 0 {
+            self.put(head);
+        }
     }
 
     /// Cuts the output back to `n` bytes (`n <= len`).
