@@ -187,7 +187,10 @@
 //!     proves the bytes written miss the serializer in a 16-field
 //!     `serialize` that stays a call: 90-byte orders through
 //!     `serialize_into`, LTO / no LTO, 8.2 / 8.1 -> 5.0 / 5.1 ns (numbers
-//!     on `Buf`).
+//!     on `Buf`). And [`append`] runs a pass on a cursor over a `Vec` and
+//!     sets the `Vec`'s length through the caller's own reference, so
+//!     that the next call's start is not read back from memory: a 32-byte
+//!     message through `serialize_into` without LTO, 3.53 -> 3.29 ns.
 //!
 //! 12. [`with_slice_reader`] (`raw/slice_reader.rs`): `from_reader`'s
 //!     reader, when it is a `&[u8]` or `&mut &[u8]` (bincode's
@@ -228,7 +231,7 @@ use ascii::is_ascii;
 pub(crate) use ascii::str_from_utf8;
 pub(crate) use cursor::Cursor;
 pub(crate) use slice_reader::with_slice_reader;
-pub(crate) use vec_cursor::VecCursor;
+pub(crate) use vec_cursor::{append, Append, VecCursor};
 pub(crate) use write_cursor::{fill_spare, FillSpare, WriteCursor};
 
 /// One 64-byte aligned storage unit of an aligned buffer.

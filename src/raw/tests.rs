@@ -1,8 +1,8 @@
 //! Unit tests of the unsafe pieces (`.ci/run` runs them under valgrind).
 
 use super::{
-    byte_vec_as, fill_spare, fixed_seq, str_from_utf8, vec_as, Block64, Cursor, FillSpare, ThinBox,
-    VecCursor, WriteCursor, WIDE_MIN,
+    append, byte_vec_as, fill_spare, fixed_seq, str_from_utf8, vec_as, Append, Block64, Cursor,
+    FillSpare, ThinBox, VecCursor, WriteCursor, WIDE_MIN,
 };
 
 /// `op` and `model` leave the same buffer for every length around the
@@ -76,6 +76,39 @@ fn vec_cursor_put_is_extend_from_slice() {
     }
     c.finish();
     assert_eq!(got, want);
+}
+
+/// `append`'s pass: writes `n` bytes, one at a time, and says how many.
+struct PushN(u8);
+
+impl Append for PushN {
+    type Output = usize;
+    fn append<'v>(self, mut cur: VecCursor<'v, false>) -> (VecCursor<'v, false>, usize) {
+        for b in 0..self.0 {
+            cur.push(b);
+        }
+        let n = cur.len();
+        (cur, n)
+    }
+}
+
+#[test]
+fn append_takes_what_the_pass_wrote_into_the_length() {
+    for cap in [0usize, 1, 3, 8, 100] {
+        for pre in 0..=cap.min(3) {
+            let mut v: Vec<u8> = Vec::with_capacity(cap);
+            v.extend(std::iter::repeat(0xee).take(pre));
+            let n = append(&mut v, PushN(40));
+            assert_eq!(n, pre + 40, "cap {cap} pre {pre}");
+            let mut want = vec![0xee; pre];
+            want.extend(0..40u8);
+            assert_eq!(v, want, "cap {cap} pre {pre}");
+            // Twice, as a reused buffer is.
+            append(&mut v, PushN(3));
+            want.extend(0..3u8);
+            assert_eq!(v, want, "cap {cap} pre {pre}, again");
+        }
+    }
 }
 
 #[test]

@@ -11,7 +11,7 @@ use super::out::{Out, SliceOut, SpareOut, StreamOut, VecOut};
 use super::{size, Serializer, Sink};
 use crate::error::{Error, ErrorCode, ErrorDetail, Result};
 use crate::limits::Limits;
-use crate::raw::{FillSpare, WriteCursor};
+use crate::raw::{FillSpare, VecCursor, WriteCursor};
 
 /// Serializes into a new `Vec`.
 #[inline]
@@ -234,17 +234,45 @@ fn grow_into<const WRITER: bool, const N: usize, T: ?Sized + Serialize>(
     limits: &Limits,
 ) -> Result<()> {
     let start = out.len();
-    let mut ser = Serializer::with_sink(VecOut::<WRITER>::new(out), Sink::None, limits);
-    ser.prefix = (start + N) as u64;
-    ser.out.put_head(head);
-    let r = value
-        .serialize(&mut ser)
-        .and_then(|()| ser.check_limit_of(limits.limit));
-    ser.out.finish();
+    let pass = GrowPass::<WRITER, N, T> {
+        head,
+        value,
+        limits,
+        start,
+    };
+    let r = crate::raw::append(out, pass);
     if r.is_err() {
         out.truncate(start);
     }
     r
+}
+
+/// [`grow_into`]'s pass, run by `raw::append` on a cursor after the
+/// `Vec`'s bytes.
+struct GrowPass<'p, const WRITER: bool, const N: usize, T: ?Sized> {
+    head: &'p [u8; N],
+    value: &'p T,
+    limits: &'p Limits,
+    start: usize,
+}
+
+impl<const WRITER: bool, const N: usize, T: ?Sized + Serialize> crate::raw::Append
+    for GrowPass<'_, WRITER, N, T>
+{
+    type Output = Result<()>;
+
+    #[inline(always)]
+    fn append<'v>(self, cur: VecCursor<'v, false>) -> (VecCursor<'v, false>, Result<()>) {
+        let mut ser =
+            Serializer::with_sink(VecOut::<WRITER>::from_cursor(cur), Sink::None, self.limits);
+        ser.prefix = (self.start + N) as u64;
+        ser.out.put_head(self.head);
+        let r = self
+            .value
+            .serialize(&mut ser)
+            .and_then(|()| ser.check_limit_of(self.limits.limit));
+        (ser.out.into_cursor(), r)
+    }
 }
 
 /// Writes `head` (a frame header, or nothing) and then `value` into `out`,

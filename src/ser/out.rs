@@ -76,22 +76,36 @@ pub struct VecOut<'a, const WRITER: bool = false>(VecCursor<'a, false>);
 /// `serialized_size`).
 pub struct StreamOut<'a>(VecCursor<'a, true>);
 
+impl<'a, const WRITER: bool> VecOut<'a, WRITER> {
+    /// Writes through `cur` ([`raw::append`](crate::raw::append)'s cursor).
+    #[inline]
+    pub(crate) fn from_cursor(cur: VecCursor<'a, false>) -> Self {
+        VecOut(cur)
+    }
+
+    /// The cursor, handed back to `raw::append`.
+    #[inline]
+    pub(crate) fn into_cursor(self) -> VecCursor<'a, false> {
+        self.0
+    }
+}
+
+impl<'a> StreamOut<'a> {
+    /// Writes after `v`'s bytes.
+    #[inline]
+    pub(crate) fn new(v: &'a mut Vec<u8>) -> Self {
+        StreamOut(VecCursor::stream(v))
+    }
+
+    /// Brings the `Vec`'s length up to date (every byte written).
+    #[inline]
+    pub(crate) fn finish(&mut self) {
+        self.0.finish();
+    }
+}
+
 macro_rules! vec_out {
     ($t:ident, $stream:literal $(, $w:ident)?) => {
-        impl<'a $(, const $w: bool)?> $t<'a $(, $w)?> {
-            /// Writes after `v`'s bytes.
-            #[inline]
-            pub(crate) fn new(v: &'a mut Vec<u8>) -> Self {
-                $t(VecCursor::new(v))
-            }
-
-            /// Brings the `Vec`'s length up to date (every byte written).
-            #[inline]
-            pub(crate) fn finish(&mut self) {
-                self.0.finish();
-            }
-        }
-
         impl$(<const $w: bool>)? Out for $t<'_ $(, $w)?> {
             const STREAM: bool = $stream;
 
