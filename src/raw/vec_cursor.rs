@@ -190,9 +190,9 @@ pub(crate) fn append<A: Append>(vec: &mut Vec<u8>, a: A) -> A::Output {
     // Always true: a `VecCursor<_, false>` is made only in the `raw`
     // module (here, and in its tests), and `a.append` works for every
     // lifetime `'v`, so it has no other cursor of that lifetime to hand
-    // back. Tested anyway, as
-    // an assertion rather than a second path: a length stored through
-    // another pointer there would again be read back from memory.
+    // back. Tested anyway, as an assertion rather than a second path: a
+    // length stored through another pointer there would again be read
+    // back from memory.
     assert!(
         ptr::eq(&*cur.vec, at),
         "raw::append: a cursor over another Vec"
@@ -215,7 +215,7 @@ pub(crate) fn append<A: Append>(vec: &mut Vec<u8>, a: A) -> A::Output {
 /// uses. Past them, in a 16-field `serialize` with LTO, it stored the
 /// position and reloaded the pointer and capacity at every field:
 /// `benches/alone`'s 90-byte orders through `bincode::serialize_into`,
-/// LTO / no LTO, 8.2 / 8.1 -> 5.0 / 5.1 ns (bincode 1.3: 6.1 / 13.9);
+/// LTO / no LTO, 8.2 / 8.1 -> 5.0 / 5.1 ns (bincode 1.3: 6.4 / 13.8);
 /// callgrind, `kiln_bincode` `serw`, `updates` 5.48 -> 4.56 / 5.82 ->
 /// 5.58 M, a 32-byte message 94.6 -> 89.6 instructions; `mesh` 9.88 ->
 /// 10.00 / 10.13 -> 10.25 M (one register copy more in its loop).
