@@ -28,6 +28,11 @@ use std::ptr;
 /// through `bincode::serialize_into`, LTO, 284 -> 362 µs (profile binary,
 /// session 41), though the 16-field order of `benches/alone` went 7.9 ->
 /// 6.1 ns there (fewer uses of the serializer's address: [`Buf`]).
+///
+/// `repr(C)`, the `Vec`'s reference first: at the serializer's own
+/// address (its output comes first), where the growth path reads it with
+/// no address computed (`Serializer`'s docs).
+#[repr(C)]
 pub(crate) struct VecCursor<'a, const STREAM: bool> {
     /// The buffer, borrowed rather than owned: a `Vec` owned inside the
     /// serializer and handed to the rare path by address kept the whole
@@ -37,12 +42,12 @@ pub(crate) struct VecCursor<'a, const STREAM: bool> {
     /// stay initialized, as a `Vec` requires), and it is borrowed uniquely
     /// here, so no slice handed to a write can point into it.
     vec: &'a mut Vec<u8>,
-    /// `vec`'s pointer and capacity (`ptr` and `cap` below), read again
-    /// whenever `vec` grows.
-    buf: Buf,
     /// Bytes written. Invariant: `pos <= cap`, and the first `pos` bytes
     /// at `ptr` are initialized.
     pos: usize,
+    /// `vec`'s pointer and capacity (`ptr` and `cap` below), read again
+    /// whenever `vec` grows.
+    buf: Buf,
 }
 
 impl<'a> VecCursor<'a, true> {
