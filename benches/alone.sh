@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The 32-byte message (and a 90-byte, 16-field order, whose `serialize`
-# stays a call: alone/order.rs) through one API per program (benches/alone/): each
+# The 32-byte message (and 90-byte, 16-field and 154-byte, 24-field orders,
+# whose `serialize` stays a call: alone/order.rs) through one API per program (benches/alone/): each
 # `alone_*` bench is a binary that calls one encode or decode function of
 # kiln or bincode 1.3, as a user's crate does. Builds them in both
 # profiles (`bench`, LTO; `bench-nolto`, what `cargo build --release`
@@ -45,6 +45,7 @@ rows = [
     ("kiln `to_extend` vs `serialize_into`", "kiln_to_extend", "bincode1_serialize_into"),
     ("90-byte orders, `serialize` a call: kiln's `serialize_into` vs bincode 1.3's", "kiln_bincode_serialize_into_order", "bincode1_serialize_into_order"),
     ("90-byte orders: kiln `to_extend` vs bincode 1.3's `serialize_into`", "kiln_to_extend_order", "bincode1_serialize_into_order"),
+    ("154-byte, 24-field orders, `serialize` a call: kiln's `serialize_into` vs bincode 1.3's", "kiln_bincode_serialize_into_wide", "bincode1_serialize_into_wide"),
     ("kiln `from_slice` vs `deserialize`", "kiln_from_slice", "bincode1_deserialize"),
     ("kiln `framed::to_extend` vs `to_extend`", "kiln_framed_to_extend", "kiln_to_extend"),
     ("kiln `Schema::to_extend` vs `to_extend`", "kiln_schema_to_extend", "kiln_to_extend"),

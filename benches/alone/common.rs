@@ -101,6 +101,16 @@ pub fn encode_orders_into(name: &str, encode: impl FnMut(&mut Vec<u8>, &order::O
     );
 }
 
+/// As [`encode_orders_into`], with [`order::Wide`]s (24 fields, 154 bytes).
+pub fn encode_wides_into(name: &str, encode: impl FnMut(&mut Vec<u8>, &order::Wide)) {
+    check_and_time(
+        name,
+        order::wides(MESSAGES as u64),
+        encode,
+        order::wide_bytes_of,
+    );
+}
+
 /// [`encode_into`] over `msgs`, with the bytes each message should have.
 fn check_and_time<M>(
     name: &str,

@@ -1,0 +1,11 @@
+//! bincode 1.3's `serialize_into(&mut Vec)` of 154-byte, 24-field orders into a reused `Vec`, alone in a
+//! program (see common.rs and order.rs).
+
+#[allow(dead_code)]
+mod common;
+
+fn main() {
+    common::encode_wides_into("bincode1/serialize_into (wide order)", |o, t| {
+        bincode1::serialize_into(o, t).unwrap()
+    });
+}
