@@ -179,6 +179,25 @@ impl<'w, O: Out> Serializer<'w, O> {
         Ok(())
     }
 
+    /// An entry point's pass: `head` (a frame header, or nothing), then
+    /// `value`, then the limit test. `prefix` bytes come before the
+    /// value's own (the header, and any the output held): counted in
+    /// offsets, not against the limit.
+    #[inline(always)]
+    fn write_value<const N: usize, T: ?Sized + Serialize>(
+        &mut self,
+        prefix: usize,
+        head: &[u8; N],
+        value: &T,
+        limit: Option<u64>,
+    ) -> Result<()> {
+        self.prefix = prefix as u64;
+        self.out.put_head(head);
+        value
+            .serialize(&mut *self)
+            .and_then(|()| self.check_limit_of(limit))
+    }
+
     #[cold]
     fn flush(&mut self) -> Result<()> {
         self.check_limit_of(self.limit)?;

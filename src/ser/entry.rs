@@ -164,12 +164,7 @@ impl<const N: usize, T: ?Sized + Serialize> FillSpare for SpareFill<'_, N, T> {
         let mut ser = Serializer::with_sink(SpareOut::from_cursor(cur), Sink::None, self.limits);
         // Offsets count the bytes already in `out`.
         ser.flushed = self.start as u64;
-        ser.prefix = (self.start + N) as u64;
-        ser.out.put_head(self.head);
-        let r = self
-            .value
-            .serialize(&mut ser)
-            .and_then(|()| ser.check_limit_of(self.limits.limit));
+        let r = ser.write_value(self.start + N, self.head, self.value, self.limits.limit);
         match r {
             // A write that did not fit: the cursor, full, goes back (the
             // next pass gives the value's own errors, if any, with offsets
@@ -265,12 +260,7 @@ impl<const WRITER: bool, const N: usize, T: ?Sized + Serialize> crate::raw::Appe
     fn append<'v>(self, cur: VecCursor<'v, false>) -> (VecCursor<'v, false>, Result<()>) {
         let mut ser =
             Serializer::with_sink(VecOut::<WRITER>::from_cursor(cur), Sink::None, self.limits);
-        ser.prefix = (self.start + N) as u64;
-        ser.out.put_head(self.head);
-        let r = self
-            .value
-            .serialize(&mut ser)
-            .and_then(|()| ser.check_limit_of(self.limits.limit));
+        let r = ser.write_value(self.start + N, self.head, self.value, self.limits.limit);
         (ser.out.into_cursor(), r)
     }
 }
@@ -324,11 +314,7 @@ pub(crate) fn fill_slice<const N: usize, T: ?Sized + Serialize>(
 ) -> Result<usize> {
     let capacity = buf.len();
     let mut ser = Serializer::with_sink(SliceOut::new(buf), Sink::None, limits);
-    ser.prefix = N as u64;
-    ser.out.put_head(head);
-    let r = value
-        .serialize(&mut ser)
-        .and_then(|()| ser.check_limit_of(limits.limit));
+    let r = ser.write_value(N, head, value, limits.limit);
     let full = ser.out.is_full();
     match r {
         Ok(()) if !full => Ok(ser.out.len()),
@@ -436,9 +422,7 @@ fn staged<W: io::Write, T: ?Sized + Serialize>(
         staging.reserve(256);
     }
     let mut ser = Serializer::with_sink(StreamOut::new(staging), Sink::Writer(writer), limits);
-    let r = value
-        .serialize(&mut ser)
-        .and_then(|()| ser.check_limit_of(limits.limit));
+    let r = ser.write_value(0, &[], value, limits.limit);
     let flushed = ser.flushed;
     ser.out.finish();
     // The last (for a small value, the only) write, through `W` itself
