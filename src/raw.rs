@@ -232,7 +232,7 @@ pub(crate) use ascii::str_from_utf8;
 pub(crate) use cursor::Cursor;
 pub(crate) use slice_reader::with_slice_reader;
 pub(crate) use vec_cursor::{append, Append, VecCursor};
-pub(crate) use write_cursor::{fill_spare, FillSpare, WriteCursor};
+pub(crate) use write_cursor::{fill_spare, FillSpare, Short, WriteCursor};
 
 /// One 64-byte aligned storage unit of an aligned buffer.
 #[derive(Clone, Copy)]

@@ -32,6 +32,9 @@ use out::{Out, StreamOut};
 /// Flush to the sink once this many bytes are buffered (outside maps).
 const FLUSH_AT: usize = 64 * 1024;
 
+/// The most fields [`Serializer::fields`] asks room for.
+const FIELDS_MAX: usize = 32;
+
 /// `last_str` when no key string is a candidate: no content range starts
 /// at 0 (a count precedes it). Zero, so it is stored with the other
 /// zeroed fields of a new serializer.
@@ -126,6 +129,26 @@ impl<'w, O: Out> Serializer<'w, O> {
             ErrorDetail::TooDeep(cap),
             format_args!("nesting deeper than the depth cap {cap}"),
         )
+    }
+
+    /// Before a run of `len` fields (a struct's, a tuple's): room for 16
+    /// bytes each (the widest fixed-width write), up to 32 of them
+    /// ([`Out::room_for`]), so that their fixed-width writes need no room
+    /// test of their own: LLVM drops each test that the one here implies
+    /// (`at + 16 * len <= 0` before them). Callgrind, `to_extend` into a
+    /// reused buffer (`serw`), LTO / no LTO: `mesh` 6.63 / 6.63 -> 2.88 /
+    /// 3.38 M instructions, `updates` 5.17 / 5.34 -> 3.72 / 4.29 M,
+    /// `savedata` 1.50 / 1.66 -> 1.36 / 1.48 M, `log` 1.30 / 1.53 -> 1.23 /
+    /// 1.29 M; a 32-byte message 46.6 / 45.6 -> 29.1 / 28.8. With 8 bytes
+    /// a field, `mesh` 3.63 M: a `Vector3`'s 12 bytes after another's
+    /// were then outside its triangle's room.
+    #[inline(always)]
+    fn fields(&mut self, len: usize) -> Result<()> {
+        if len > 1 {
+            self.out.room_for(16 * len.min(FIELDS_MAX))
+        } else {
+            Ok(())
+        }
     }
 
     /// Bytes written so far (flushed and buffered).
@@ -462,12 +485,14 @@ impl<'a, 'w, O: Out> ser::Serializer for &'a mut Serializer<'w, O> {
     }
 
     #[inline]
-    fn serialize_tuple(self, _len: usize) -> Result<Self> {
+    fn serialize_tuple(self, len: usize) -> Result<Self> {
+        self.fields(len)?;
         Ok(self)
     }
 
     #[inline]
-    fn serialize_tuple_struct(self, _n: &'static str, _len: usize) -> Result<Self> {
+    fn serialize_tuple_struct(self, _n: &'static str, len: usize) -> Result<Self> {
+        self.fields(len)?;
         Ok(self)
     }
 
@@ -503,7 +528,8 @@ impl<'a, 'w, O: Out> ser::Serializer for &'a mut Serializer<'w, O> {
     }
 
     #[inline]
-    fn serialize_struct(self, _n: &'static str, _len: usize) -> Result<Self> {
+    fn serialize_struct(self, _n: &'static str, len: usize) -> Result<Self> {
+        self.fields(len)?;
         Ok(self)
     }
 

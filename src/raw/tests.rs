@@ -2,7 +2,7 @@
 
 use super::{
     append, byte_vec_as, fill_spare, fixed_seq, str_from_utf8, vec_as, Append, Block64, Cursor,
-    FillSpare, ThinBox, VecCursor, WriteCursor, WIDE_MIN,
+    FillSpare, Short, ThinBox, VecCursor, WriteCursor, WIDE_MIN,
 };
 
 /// `op` and `model` leave the same buffer for every length around the
@@ -533,7 +533,15 @@ fn a_cursor_over_spare_capacity_commits_only_where_it_wrote() {
             assert_eq!(v, [0xAA, 0xBB, 1, 2, 3, 4, 2, 0, 0, 0, 5, 6]);
         } else {
             // At least one byte more than the spare capacity.
-            assert_eq!(left, Ok(Some(cap + 1)), "cap {cap}");
+            let more = cap + 1;
+            assert_eq!(
+                left,
+                Ok(Some(Short {
+                    need: more,
+                    want: more
+                })),
+                "cap {cap}"
+            );
             assert_eq!(v, [0xAA, 0xBB]);
         }
     }
@@ -550,8 +558,107 @@ fn a_cursor_over_spare_capacity_commits_only_where_it_wrote() {
         std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
     KEEP.store(other.as_mut_ptr(), std::sync::atomic::Ordering::Relaxed);
     let spare = v.capacity() - v.len();
-    assert_eq!(fill_spare(&mut v, Elsewhere(other)), Ok(Some(spare + 1)));
+    let more = spare + 1;
+    assert_eq!(
+        fill_spare(&mut v, Elsewhere(other)),
+        Ok(Some(Short {
+            need: more,
+            want: more
+        }))
+    );
     assert_eq!(v, [1]);
+}
+
+/// Writes 3 bytes, then asks room for `.0` more, then writes 2.
+struct Asks(usize);
+impl FillSpare for Asks {
+    type Error = &'static str;
+    fn fill<'s>(self, mut c: WriteCursor<'s>) -> Result<WriteCursor<'s>, &'static str> {
+        c.put(&[1, 2, 3]);
+        if !c.room(self.0) {
+            return Err("no room");
+        }
+        c.put(&[4, 5]);
+        Ok(c)
+    }
+}
+
+#[test]
+fn a_room_test_refused_shows_what_was_written_and_what_it_asked() {
+    for (spare, ask) in [
+        (16usize, 13usize),
+        (16, 14),
+        (16, 40),
+        (5, 2),
+        (5, 3),
+        (3, 1),
+    ] {
+        let mut v: Vec<u8> = Vec::with_capacity(spare);
+        let spare = v.capacity();
+        let fits = 3 + ask <= spare;
+        let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
+        c.put(&[1, 2, 3]);
+        assert_eq!(c.room(ask), fits, "spare {spare}, ask {ask}");
+        // Refused: full, as after a write that did not fit, so nothing
+        // more is stored.
+        assert_eq!(c.is_full(), !fits);
+        assert_eq!(c.put(&[9]), fits && 3 < spare);
+        // The fill ends at a refusal: `out` is unchanged, and the pass
+        // showed 3 bytes written and `3 + ask` asked for.
+        let r = fill_spare(&mut v, Asks(ask));
+        if fits {
+            assert_eq!(r, Ok(None));
+            assert_eq!(v, [1, 2, 3, 4, 5]);
+        } else {
+            assert_eq!(r, Err("no room"));
+            assert!(v.is_empty());
+        }
+    }
+}
+
+/// Writes 3 bytes, asks room for `.0` more, and writes 2 either way (a
+/// `Serialize` impl that goes on after the error).
+struct AsksAndGoesOn(usize);
+impl FillSpare for AsksAndGoesOn {
+    type Error = &'static str;
+    fn fill<'s>(self, mut c: WriteCursor<'s>) -> Result<WriteCursor<'s>, &'static str> {
+        c.put(&[1, 2, 3]);
+        c.room(self.0);
+        c.put(&[4, 5]);
+        Ok(c)
+    }
+}
+
+#[test]
+fn a_pass_refused_by_a_room_test_shows_a_lower_bound() {
+    let mut v: Vec<u8> = Vec::with_capacity(8);
+    let spare = v.capacity();
+    // Asked for more than the room: the value needs at least the 3 bytes
+    // written (not one more than the room: it may fit), and the room
+    // worth reserving is what was asked.
+    assert_eq!(
+        fill_spare(&mut v, AsksAndGoesOn(spare + 7)),
+        Ok(Some(Short {
+            need: 3,
+            want: spare + 10
+        }))
+    );
+    assert!(v.is_empty());
+    // A write refused first: one more byte than the room, whatever a room
+    // test asked afterwards.
+    let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
+    assert!(!c.put(&vec![0; spare + 1]));
+    assert!(!c.room(1));
+    assert_eq!(
+        c.short(spare),
+        Short {
+            need: spare + 1,
+            want: spare + 1
+        }
+    );
+    // Asked for room the buffer has: it fits.
+    assert_eq!(fill_spare(&mut v, AsksAndGoesOn(spare - 3)), Ok(None));
+    assert_eq!(v, [1, 2, 3, 4, 5]);
 }
 
 #[test]

@@ -25,6 +25,20 @@ pub(crate) struct WriteCursor<'a> {
     /// nothing more is stored (every later write of a byte or more is
     /// refused too).
     full: bool,
+    /// When a [`room`](Self::room) test made it full (and no write did
+    /// before): the bytes written then and the room it asked for, both
+    /// counted from the buffer's start. `(0, 0)` otherwise.
+    asked: (usize, usize),
+}
+
+/// What a pass that did not fit in a `Vec`'s spare capacity showed
+/// ([`fill_spare`]): bytes the value needs at least (a lower bound, which
+/// a second pass of the same value must reach), and room worth reserving
+/// for it (at least one more byte than the spare capacity).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Short {
+    pub(crate) need: usize,
+    pub(crate) want: usize,
 }
 
 impl<'a> WriteCursor<'a> {
@@ -53,6 +67,7 @@ impl<'a> WriteCursor<'a> {
             buf,
             at,
             full: false,
+            asked: (0, 0),
         }
     }
 
@@ -153,6 +168,55 @@ impl<'a> WriteCursor<'a> {
         true
     }
 
+    /// Whether `n` more bytes fit; when not, the cursor is full, as after
+    /// a write that does not fit. Not a write: a hint that a run of small
+    /// writes follows (a struct's or tuple's fields), so that LLVM,
+    /// knowing `at + n <= 0` here, drops the room tests of the writes it
+    /// covers. The caller then ends its pass, or the path that knows the
+    /// room would join the one that does not, and the tests would stay. A
+    /// refusal here says less than one of a write: the value may need
+    /// fewer than `n` more bytes ([`Short`]).
+    #[inline]
+    pub(crate) fn room(&mut self, n: usize) -> bool {
+        // At most `isize::MAX`: compared as a negative offset.
+        let n = n.min(isize::MAX as usize) as isize;
+        if self.at > -n {
+            return self.refuse_room(n as usize);
+        }
+        true
+    }
+
+    /// [`room`](Self::room)'s refusal: what it saw, kept for
+    /// [`fill_spare`], when no write was refused before it.
+    #[cold]
+    #[inline]
+    fn refuse_room(&mut self, n: usize) -> bool {
+        if !self.full {
+            let pos = self.len();
+            self.asked = (pos, pos.saturating_add(n));
+        }
+        self.refuse()
+    }
+
+    /// What the cursor, over a buffer of `room` bytes and full, shows the
+    /// value needs ([`Short`]).
+    pub(super) fn short(&self, room: usize) -> Short {
+        let more = room.saturating_add(1);
+        match self.asked {
+            // A room test refused it: the value needs the bytes written,
+            // and may need less than what was asked.
+            (need, asked) if asked > 0 => Short {
+                need,
+                want: asked.max(more),
+            },
+            // A write did not fit: at least one byte more than the room.
+            _ => Short {
+                need: more,
+                want: more,
+            },
+        }
+    }
+
     /// Writes one byte when it fits.
     #[inline]
     pub(crate) fn push(&mut self, b: u8) -> bool {
@@ -213,10 +277,12 @@ pub(crate) trait FillSpare {
 }
 
 /// Runs `f` on a cursor over `out`'s spare capacity, then takes what it
-/// wrote into `out`'s length when all of it fit: `None`; else `Some(n)`,
-/// `out` unchanged, with `n` a lower bound of the bytes needed (one more
-/// than the spare capacity). A cursor handed back
-/// over another buffer changes nothing either (`Some`). Where the spare
+/// wrote into `out`'s length when all of it fit: `None`; else
+/// `Some(short)`, `out` unchanged, with what the pass showed the value
+/// needs ([`Short`]: one more byte than the spare capacity when a write
+/// did not fit; when a [`WriteCursor::room`] test refused, the bytes
+/// written before it). A cursor handed back over another buffer changes
+/// nothing either (`Some`, one byte more than the spare capacity). Where the spare
 /// capacity starts and its length are read before `f` runs and trusted
 /// after: `out` stays borrowed here, and `f` reaches it only through the
 /// cursor's borrow of its spare capacity, which cannot move it. (Reading
@@ -224,14 +290,21 @@ pub(crate) trait FillSpare {
 /// LLVM cannot tell that the cursor's stores leave the `Vec` alone. With
 /// `f` inlined, the tests below fold into the cursor's own `n <= len`.)
 #[inline(always)]
-pub(crate) fn fill_spare<F: FillSpare>(out: &mut Vec<u8>, f: F) -> Result<Option<usize>, F::Error> {
+pub(crate) fn fill_spare<F: FillSpare>(out: &mut Vec<u8>, f: F) -> Result<Option<Short>, F::Error> {
     let cur = WriteCursor::new_uninit(out.spare_capacity_mut());
     let (at, room) = (cur.buf.as_ptr(), cur.buf.len());
     let cur = f.fill(cur)?;
     // Over the same buffer (so `n <= room`), and not full; else the
     // value needs more than the room.
-    if cur.buf.as_ptr() != at || cur.buf.len() != room || cur.is_full() {
-        return Ok(Some(room.saturating_add(1)));
+    if cur.buf.as_ptr() != at || cur.buf.len() != room {
+        let more = room.saturating_add(1);
+        return Ok(Some(Short {
+            need: more,
+            want: more,
+        }));
+    }
+    if cur.is_full() {
+        return Ok(Some(cur.short(room)));
     }
     let n = cur.len();
     // SAFETY: the cursor is not full, so its first `n <= buf.len()` bytes

@@ -11,7 +11,7 @@ use super::out::{Out, SliceOut, SpareOut, StreamOut, VecOut};
 use super::{size, Serializer, Sink};
 use crate::error::{Error, ErrorCode, ErrorDetail, Result};
 use crate::limits::Limits;
-use crate::raw::{FillSpare, VecCursor, WriteCursor};
+use crate::raw::{FillSpare, Short, VecCursor, WriteCursor};
 
 /// Serializes into a new `Vec`.
 #[inline]
@@ -88,57 +88,61 @@ pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
     if out.capacity() == out.len() {
         return extend_grow(out, head, value, limits);
     }
-    let Some(reached) = extend_spare(out, head, value, limits)? else {
+    let Some(short) = extend_spare::<true, N, T>(out, head, value, limits)? else {
         return Ok(());
     };
-    extend_again(out, reached, head, value, limits)
+    extend_again(out, short, head, value, limits)
 }
 
-/// [`extend_with`]'s second pass, after the first showed the value needs
-/// at least `reached` bytes (one more than the spare capacity): into the
-/// growing `Vec`. Out of line, so that the first pass alone is inlined
-/// into the entry point.
+/// [`extend_with`]'s second pass, after the first did not fit in the
+/// spare capacity (`short`: what it showed): into the growing `Vec`. Out
+/// of line, so that the first pass alone is inlined into the entry point.
 #[inline(never)]
 fn extend_again<const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
-    reached: usize,
+    short: Short,
     head: &[u8; N],
     value: &T,
     limits: &Limits,
 ) -> Result<()> {
-    // The room the first pass showed it needs, reserved fallibly (a value
-    // too large to hold is LIMIT, not an abort); the rest, if any, grows.
-    if out.try_reserve(reached).is_err() {
-        return Err(too_big_to_hold(reached));
+    // The room the first pass asked for, reserved fallibly (a value too
+    // large to hold is LIMIT, not an abort); the rest, if any, grows.
+    // Asked for by a room test, it is more than the value may need, and
+    // kept for the next call into this buffer, whose first pass then
+    // fits: a buffer cleared and reused for messages of one shape would
+    // otherwise take two passes each time.
+    if out.try_reserve(short.want).is_err() && out.try_reserve(short.need).is_err() {
+        return Err(too_big_to_hold(short.need));
     }
     let start = out.len();
     extend_grow(out, head, value, limits)?;
-    if out.len() - start < reached {
+    if out.len() - start < short.need {
         out.truncate(start);
-        return Err(second_pass_differs(reached));
+        return Err(second_pass_differs(short.need));
     }
     Ok(())
 }
 
 /// [`extend_with`] into `out`'s spare capacity: `Ok(None)` with the bytes
-/// appended, or `Ok(Some(n))` with `out` unchanged when they did not fit,
-/// `n` one more than the spare capacity (the least the value needs).
+/// appended, or `Ok(Some(short))` with `out` unchanged when they did not
+/// fit (with `ROOM`, or when a struct's room test refused:
+/// [`SpareOut`]).
 /// Always inlined into [`extend_with`]'s first pass (the second is
 /// [`extend_again`], out of line): callgrind, `tick32`
 /// `to_extend` / `framed::to_extend` / `Schema::to_extend`, no LTO 127 /
 /// 171 / 139 -> 111 / 144 / 121 instructions, LTO 55 / 90 / 79 -> 53 /
 /// 71 / 66; inlined at both calls, LTO `to_extend` got slower (60.6).
 #[inline(always)]
-fn extend_spare<const N: usize, T: ?Sized + Serialize>(
+fn extend_spare<const ROOM: bool, const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
     head: &[u8; N],
     value: &T,
     limits: &Limits,
-) -> Result<Option<usize>> {
+) -> Result<Option<Short>> {
     let start = out.len();
     crate::raw::fill_spare(
         out,
-        SpareFill {
+        SpareFill::<ROOM, N, T> {
             head,
             value,
             limits,
@@ -148,7 +152,7 @@ fn extend_spare<const N: usize, T: ?Sized + Serialize>(
 }
 
 /// [`extend_spare`]'s writes through the spare capacity's cursor.
-struct SpareFill<'a, const N: usize, T: ?Sized> {
+struct SpareFill<'a, const ROOM: bool, const N: usize, T: ?Sized> {
     head: &'a [u8; N],
     value: &'a T,
     limits: &'a Limits,
@@ -156,12 +160,15 @@ struct SpareFill<'a, const N: usize, T: ?Sized> {
     start: usize,
 }
 
-impl<const N: usize, T: ?Sized + Serialize> FillSpare for SpareFill<'_, N, T> {
+impl<const ROOM: bool, const N: usize, T: ?Sized + Serialize> FillSpare
+    for SpareFill<'_, ROOM, N, T>
+{
     type Error = Error;
 
     #[inline(always)]
     fn fill<'s>(self, cur: WriteCursor<'s>) -> Result<WriteCursor<'s>> {
-        let mut ser = Serializer::with_sink(SpareOut::from_cursor(cur), Sink::None, self.limits);
+        let out = SpareOut::<'s, ROOM>::from_cursor(cur);
+        let mut ser = Serializer::with_sink(out, Sink::None, self.limits);
         // Offsets count the bytes already in `out`.
         ser.flushed = self.start as u64;
         let r = ser.write_value(self.start + N, self.head, self.value, self.limits.limit);
@@ -192,9 +199,9 @@ fn second_pass_differs(n: usize) -> Error {
         ErrorCode::Message,
         None,
         format_args!(
-            "the value's Serialize impl wrote less on its second call (the first needed at \
-             least {n} bytes, more than the buffer's spare capacity held); encode it with \
-             to_writer, or into a buffer with room"
+            "the value's Serialize impl wrote less on its second call than its first showed \
+             it needs (at least {n} bytes, in a buffer whose spare capacity it ran out of); \
+             encode it with to_writer, or into a buffer with room"
         ),
     )
 }
@@ -278,7 +285,7 @@ pub(crate) fn fill_new<const N: usize, T: ?Sized + Serialize>(
     limits: &Limits,
 ) -> Result<Vec<u8>> {
     let mut out = out;
-    if extend_spare(&mut out, head, value, limits)?.is_some() {
+    if extend_spare::<false, N, T>(&mut out, head, value, limits)?.is_some() {
         // The counting pass was short (a `Serialize` impl whose size
         // changes between calls): this third pass grows the `Vec`.
         return third_pass(out, head, value, limits);

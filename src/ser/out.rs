@@ -39,6 +39,17 @@ pub trait Out {
     /// Appends one byte.
     fn push(&mut self, b: u8);
 
+    /// A hint that about `n` bytes of small writes follow (a struct's or
+    /// tuple's fields): an output that can say they fit (a reused
+    /// buffer's [`SpareOut`]) does, or ends the pass with [`Error::full_pending`], so that the
+    /// writes it covers need no room test of their own. The others do
+    /// nothing.
+    #[inline]
+    fn room_for(&mut self, n: usize) -> Result<()> {
+        let _ = n;
+        Ok(())
+    }
+
     /// Appends a 4-byte count and then `b`.
     fn put_counted(&mut self, count: u32, b: &[u8]);
 
@@ -156,11 +167,16 @@ vec_out!(StreamOut, true);
 /// length: what the value needs, the entry point counts with a pass of its
 /// own.
 ///
-/// `SPARE` is true for a `Vec`'s spare capacity ([`SpareOut`]): the same
-/// writes, but a type of its own, so that a value's `Serialize` code for
-/// `to_extend` is compiled apart from `to_slice`'s and each can be inlined
-/// into its one caller (shared, `updates` `to_slice` went 4.26 -> 5.74 M).
-pub struct SliceOut<'s, const SPARE: bool = false> {
+/// `SPARE` is true for a `Vec`'s spare capacity ([`SpareOut`]): the same writes, but a type of its own, so that a value's
+/// `Serialize` code for `to_extend` is compiled apart from `to_slice`'s
+/// and each can be inlined into its one caller (shared, `updates`
+/// `to_slice` went 4.26 -> 5.74 M).
+///
+/// `ROOM`: [`Out::room_for`] tests the room, and a refusal ends the pass.
+/// Only where a pass that ends early costs little and is run again
+/// (`to_extend`'s reused buffer): a `to_slice` buffer or a new `Vec`
+/// sized to fit the value exactly would have its last struct refused.
+pub struct SliceOut<'s, const SPARE: bool = false, const ROOM: bool = false> {
     cur: WriteCursor<'s>,
 }
 
@@ -187,8 +203,10 @@ fn stored(ok: bool) -> Result<()> {
     }
 }
 
-/// A `Vec`'s spare capacity (`to_vec`, `to_extend`).
-pub type SpareOut<'s> = SliceOut<'s, true>;
+/// A `Vec`'s spare capacity: a reused buffer's (`to_extend`), with room
+/// tests for runs of fields (`ROOM`, [`Out::room_for`]), or a new one's,
+/// sized by a counting pass (`to_vec`), without.
+pub type SpareOut<'s, const ROOM: bool> = SliceOut<'s, true, ROOM>;
 
 impl<'s> SliceOut<'s> {
     /// An empty output over `buf`.
@@ -200,7 +218,7 @@ impl<'s> SliceOut<'s> {
     }
 }
 
-impl<'s> SpareOut<'s> {
+impl<'s, const ROOM: bool> SpareOut<'s, ROOM> {
     /// An output over a cursor on a `Vec`'s spare capacity
     /// ([`crate::raw::fill_spare`]'s).
     #[inline]
@@ -215,7 +233,7 @@ impl<'s> SpareOut<'s> {
     }
 }
 
-impl<const SPARE: bool> SliceOut<'_, SPARE> {
+impl<const SPARE: bool, const ROOM: bool> SliceOut<'_, SPARE, ROOM> {
     /// Whether some bytes did not fit.
     #[inline]
     pub fn is_full(&self) -> bool {
@@ -223,7 +241,7 @@ impl<const SPARE: bool> SliceOut<'_, SPARE> {
     }
 }
 
-impl<const SPARE: bool> Out for SliceOut<'_, SPARE> {
+impl<const SPARE: bool, const ROOM: bool> Out for SliceOut<'_, SPARE, ROOM> {
     const STREAM: bool = false;
 
     #[inline]
@@ -239,6 +257,15 @@ impl<const SPARE: bool> Out for SliceOut<'_, SPARE> {
     #[inline]
     fn put_float(&mut self, b: &[u8]) -> Result<()> {
         stored(self.cur.put(b))
+    }
+
+    #[inline]
+    fn room_for(&mut self, n: usize) -> Result<()> {
+        if ROOM {
+            stored(self.cur.room(n))
+        } else {
+            Ok(())
+        }
     }
 
     #[inline]

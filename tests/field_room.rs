@@ -1,0 +1,158 @@
+//! `to_extend` into a reused buffer tests the room for a struct's or
+//! tuple's fields once, before them (16 bytes a field, the widest
+//! fixed-width write; up to 32 fields), so that their fixed-width writes
+//! need no test of their own. When the spare capacity holds the value but
+//! not that room, the first pass ends there,
+//! and a second, into the growing `Vec`, writes the same bytes; the room
+//! asked for is reserved, so the next call into the cleared buffer fits at
+//! once. A second pass that writes less than the first wrote before it
+//! ended is MESSAGE, as when a write did not fit.
+
+use std::cell::Cell;
+
+use kiln_serde::ErrorCode;
+use serde::ser::{SerializeStruct, SerializeTuple, Serializer};
+use serde::Serialize;
+
+/// 8 one-byte fields: 8 bytes, for which the room test asks 128.
+#[derive(Serialize, Clone, Copy)]
+struct Flags {
+    a: u8,
+    b: u8,
+    c: u8,
+    d: u8,
+    e: u8,
+    f: u8,
+    g: u8,
+    h: bool,
+}
+
+fn flags(i: u8) -> Flags {
+    Flags {
+        a: i,
+        b: i + 1,
+        c: 2,
+        d: 3,
+        e: 4,
+        f: 5,
+        g: 6,
+        h: true,
+    }
+}
+
+struct Counting<'a, T>(&'a Cell<u32>, T);
+impl<T: Serialize> Serialize for Counting<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.set(self.0.get() + 1);
+        self.1.serialize(s)
+    }
+}
+
+/// Spare capacity for the value but not the room asked for its fields:
+/// `to_vec`'s bytes after the old ones, in two calls; the buffer then has
+/// that room, and the next value of the same shape goes in one call.
+#[test]
+fn a_buffer_that_holds_the_value_but_not_the_room_asked() {
+    let calls = Cell::new(0);
+    let want = kiln_serde::to_vec(&flags(1)).unwrap();
+    assert_eq!(want, [1, 2, 2, 3, 4, 5, 6, 1]);
+    for spare in 8..130 {
+        let mut out = Vec::with_capacity(2 + spare);
+        out.extend_from_slice(&[0xAA, 0xBB]);
+        let room = out.capacity() - out.len();
+        kiln_serde::to_extend(&mut out, &Counting(&calls, flags(1))).unwrap();
+        assert_eq!((&out[..2], &out[2..]), (&[0xAA, 0xBB][..], &want[..]));
+        assert_eq!(
+            calls.replace(0),
+            if room < 128 { 2 } else { 1 },
+            "spare {room}"
+        );
+        // The room asked for is kept: cleared and reused, one call.
+        assert!(out.capacity() >= 128, "spare {room}");
+        out.clear();
+        kiln_serde::to_extend(&mut out, &Counting(&calls, flags(7))).unwrap();
+        assert_eq!(out, kiln_serde::to_vec(&flags(7)).unwrap());
+        assert_eq!(calls.replace(0), 1, "spare {room}");
+    }
+}
+
+/// A sequence of small structs whose last ones fall where the room test
+/// asks more than is left: the same bytes as `to_vec`, into every spare
+/// capacity, with at most two calls.
+#[test]
+fn structs_near_the_end_of_the_spare_capacity() {
+    let value: Vec<(Flags, u16)> = (0..20).map(|i| (flags(i), u16::from(i) * 300)).collect();
+    let want = kiln_serde::to_vec(&value).unwrap();
+    let calls = Cell::new(0);
+    for spare in 0..want.len() + 140 {
+        let mut out = Vec::with_capacity(spare);
+        let room = out.capacity();
+        kiln_serde::to_extend(&mut out, &Counting(&calls, &value)).unwrap();
+        assert_eq!(out, want, "spare {room}");
+        assert!(calls.replace(0) <= 2, "spare {room}");
+    }
+}
+
+/// First call: a `u64`, then a struct of 4 one-byte fields (the room test
+/// asks 64 bytes); every later call: `later` bytes of `u8`s.
+struct Shrinks {
+    calls: Cell<u32>,
+    later: usize,
+}
+impl Serialize for Shrinks {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let first = self.calls.get() == 0;
+        self.calls.set(self.calls.get() + 1);
+        if first {
+            let mut t = s.serialize_tuple(2)?;
+            t.serialize_element(&u64::MAX)?;
+            t.serialize_element(&Four)?;
+            t.end()
+        } else {
+            let mut t = s.serialize_tuple(self.later)?;
+            for _ in 0..self.later {
+                t.serialize_element(&9u8)?;
+            }
+            t.end()
+        }
+    }
+}
+
+struct Four;
+impl Serialize for Four {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Four", 4)?;
+        for name in ["a", "b", "c", "d"] {
+            st.serialize_field(name, &1u8)?;
+        }
+        st.end()
+    }
+}
+
+/// The first pass ended at the room test after 8 bytes: a second pass
+/// that writes fewer is MESSAGE (`out` as it was); one that writes 8 or
+/// more gives its bytes.
+#[test]
+fn a_second_pass_after_a_room_test_writes_at_least_what_the_first_did() {
+    for later in 0..12 {
+        let mut out = Vec::with_capacity(48);
+        out.push(5);
+        let spare = out.capacity() - out.len();
+        // Room for the tuple's (32 bytes asked), not for the struct's
+        // after the `u64` (8 + 64).
+        assert!((32..8 + 64).contains(&spare), "spare {spare}");
+        let value = Shrinks {
+            calls: Cell::new(0),
+            later,
+        };
+        let r = kiln_serde::to_extend(&mut out, &value);
+        assert_eq!(value.calls.get(), 2);
+        if later < 8 {
+            assert_eq!(r.unwrap_err().code(), ErrorCode::Message, "later {later}");
+            assert_eq!(out, [5]);
+        } else {
+            r.unwrap();
+            assert_eq!((out[0], &out[1..]), (5, &vec![9; later][..]));
+        }
+    }
+}
