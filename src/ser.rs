@@ -35,6 +35,9 @@ const FLUSH_AT: usize = 64 * 1024;
 /// The most fields [`Serializer::fields`] asks room for.
 const FIELDS_MAX: usize = 32;
 
+/// The most room [`Serializer::fields`] asks for: 16 bytes a field.
+const FIELDS_ROOM: usize = 16 * FIELDS_MAX;
+
 /// `last_str` when no key string is a candidate: no content range starts
 /// at 0 (a count precedes it). Zero, so it is stored with the other
 /// zeroed fields of a new serializer.
@@ -136,16 +139,17 @@ impl<'w, O: Out> Serializer<'w, O> {
     /// ([`Out::room_for`]), so that their fixed-width writes need no room
     /// test of their own: LLVM drops each test that the one here implies
     /// (`at + 16 * len <= 0` before them). Callgrind, `to_extend` into a
-    /// reused buffer (`serw`), LTO / no LTO: `mesh` 6.63 / 6.63 -> 2.88 /
-    /// 3.38 M instructions, `updates` 5.17 / 5.34 -> 3.72 / 4.29 M,
-    /// `savedata` 1.50 / 1.66 -> 1.36 / 1.48 M, `log` 1.30 / 1.53 -> 1.23 /
-    /// 1.29 M; a 32-byte message 46.6 / 45.6 -> 29.1 / 28.8. With 8 bytes
+    /// reused buffer (`serw`), LTO / no LTO: `mesh` 6.63 / 6.63 -> 3.00 /
+    /// 3.38 M instructions, `updates` 5.17 / 5.34 -> 3.74 / 4.29 M,
+    /// `savedata` 1.50 / 1.66 -> 1.37 / 1.49 M, `log` 1.30 / 1.53 -> 1.23 /
+    /// 1.29 M; a 32-byte message 46.6 / 45.6 -> 30.1 / 27.5. With 8 bytes
     /// a field, `mesh` 3.63 M: a `Vector3`'s 12 bytes after another's
     /// were then outside its triangle's room.
     #[inline(always)]
     fn fields(&mut self, len: usize) -> Result<()> {
         if len > 1 {
-            self.out.room_for(16 * len.min(FIELDS_MAX))
+            self.out
+                .room_for(FIELDS_ROOM / FIELDS_MAX * len.min(FIELDS_MAX))
         } else {
             Ok(())
         }

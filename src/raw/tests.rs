@@ -538,7 +538,7 @@ fn a_cursor_over_spare_capacity_commits_only_where_it_wrote() {
                 left,
                 Ok(Some(Short {
                     need: more,
-                    want: more
+                    asked: false
                 })),
                 "cap {cap}"
             );
@@ -563,7 +563,7 @@ fn a_cursor_over_spare_capacity_commits_only_where_it_wrote() {
         fill_spare(&mut v, Elsewhere(other)),
         Ok(Some(Short {
             need: more,
-            want: more
+            asked: false
         }))
     );
     assert_eq!(v, [1]);
@@ -584,7 +584,7 @@ impl FillSpare for Asks {
 }
 
 #[test]
-fn a_room_test_refused_shows_what_was_written_and_what_it_asked() {
+fn a_room_test_refused_makes_the_cursor_full_where_it_stands() {
     for (spare, ask) in [
         (16usize, 13usize),
         (16, 14),
@@ -599,12 +599,12 @@ fn a_room_test_refused_shows_what_was_written_and_what_it_asked() {
         let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
         c.put(&[1, 2, 3]);
         assert_eq!(c.room(ask), fits, "spare {spare}, ask {ask}");
-        // Refused: full, as after a write that did not fit, so nothing
-        // more is stored.
+        // Refused: full, as after a write that did not fit (no bytes to
+        // show), at the position it had.
         assert_eq!(c.is_full(), !fits);
-        assert_eq!(c.put(&[9]), fits && 3 < spare);
-        // The fill ends at a refusal: `out` is unchanged, and the pass
-        // showed 3 bytes written and `3 + ask` asked for.
+        assert_eq!(c.written().is_none(), !fits);
+        assert_eq!(c.len(), 3);
+        // The fill ends at a refusal: `out` is unchanged.
         let r = fill_spare(&mut v, Asks(ask));
         if fits {
             assert_eq!(r, Ok(None));
@@ -633,17 +633,28 @@ impl FillSpare for AsksAndGoesOn {
 fn a_pass_refused_by_a_room_test_shows_a_lower_bound() {
     let mut v: Vec<u8> = Vec::with_capacity(8);
     let spare = v.capacity();
-    // Asked for more than the room: the value needs at least the 3 bytes
-    // written (not one more than the room: it may fit), and the room
-    // worth reserving is what was asked.
+    // Asked for more than the room: the value needs at least the bytes
+    // the pass wrote (not one more than the room: it may fit), the 2 it
+    // wrote on after the refusal too. None of them is taken.
     assert_eq!(
         fill_spare(&mut v, AsksAndGoesOn(spare + 7)),
         Ok(Some(Short {
-            need: 3,
-            want: spare + 10
+            need: 5,
+            asked: true
         }))
     );
     assert!(v.is_empty());
+    let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
+    c.put(&[1, 2, 3]);
+    assert!(!c.room(spare));
+    assert_eq!((c.len(), c.is_full(), c.written()), (3, true, None));
+    assert_eq!(
+        c.short(spare),
+        Short {
+            need: 3,
+            asked: true
+        }
+    );
     // A write refused first: one more byte than the room, whatever a room
     // test asked afterwards.
     let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
@@ -653,7 +664,7 @@ fn a_pass_refused_by_a_room_test_shows_a_lower_bound() {
         c.short(spare),
         Short {
             need: spare + 1,
-            want: spare + 1
+            asked: false
         }
     );
     // Asked for room the buffer has: it fits.

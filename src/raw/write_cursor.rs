@@ -11,7 +11,9 @@ use std::mem::MaybeUninit;
 /// fixed-width write is one compare of `at` with a constant. A write that
 /// does not fit is not stored, and the cursor is full: its position is
 /// the end, and it stores nothing more (every later write of a byte or
-/// more is refused too). What the bytes asked for came to is not counted:
+/// more is refused too). A refused [`room`](Self::room) test makes it full
+/// where it stands instead, for a caller that ends its pass there. What
+/// the bytes asked for came to is not counted:
 /// the entry points find it with a pass of their own (raw.rs piece 6).
 pub(crate) struct WriteCursor<'a> {
     /// Invariant: the first `buf.len() + at` bytes are initialized (the
@@ -23,22 +25,26 @@ pub(crate) struct WriteCursor<'a> {
     at: isize,
     /// A write did not fit. From then on the position is the end, and
     /// nothing more is stored (every later write of a byte or more is
-    /// refused too).
+    /// refused too). Or a [`room`](Self::room) test refused (`asked`).
     full: bool,
-    /// When a [`room`](Self::room) test made it full (and no write did
-    /// before): the bytes written then and the room it asked for, both
-    /// counted from the buffer's start. `(0, 0)` otherwise.
-    asked: (usize, usize),
+    /// A room test made it full, before any write did. The position was
+    /// left where it was: what the value needs at least. A caller that
+    /// writes on after the refusal (it ends its pass) stores past it, into
+    /// a buffer that is then not taken (`written` is `None`, and
+    /// [`fill_spare`] leaves the `Vec` as it was).
+    asked: bool,
 }
 
 /// What a pass that did not fit in a `Vec`'s spare capacity showed
-/// ([`fill_spare`]): bytes the value needs at least (a lower bound, which
-/// a second pass of the same value must reach), and room worth reserving
-/// for it (at least one more byte than the spare capacity).
+/// ([`fill_spare`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Short {
+    /// Bytes the value needs at least, which a second pass of the same
+    /// value must reach: one more than the spare capacity when a write
+    /// did not fit, the bytes written when a room test refused.
     pub(crate) need: usize,
-    pub(crate) want: usize,
+    /// A room test refused: the value may fit in the spare capacity.
+    pub(crate) asked: bool,
 }
 
 impl<'a> WriteCursor<'a> {
@@ -67,7 +73,7 @@ impl<'a> WriteCursor<'a> {
             buf,
             at,
             full: false,
-            asked: (0, 0),
+            asked: false,
         }
     }
 
@@ -169,51 +175,55 @@ impl<'a> WriteCursor<'a> {
     }
 
     /// Whether `n` more bytes fit; when not, the cursor is full, as after
-    /// a write that does not fit. Not a write: a hint that a run of small
-    /// writes follows (a struct's or tuple's fields), so that LLVM,
-    /// knowing `at + n <= 0` here, drops the room tests of the writes it
-    /// covers. The caller then ends its pass, or the path that knows the
-    /// room would join the one that does not, and the tests would stay. A
-    /// refusal here says less than one of a write: the value may need
-    /// fewer than `n` more bytes ([`Short`]).
+    /// a write that does not fit, but at the position it had (so that
+    /// [`fill_spare`] knows what was written). Not a write: a
+    /// hint that a run of small writes follows (a struct's or tuple's
+    /// fields), so that LLVM, knowing `at + n <= 0` here, drops the room
+    /// tests of the writes it covers. The caller then ends its pass, or
+    /// the path that knows the room would join the one that does not, and
+    /// the tests would stay. A refusal here says less than one of a
+    /// write: the value may need fewer than `n` more bytes ([`Short`]).
     #[inline]
     pub(crate) fn room(&mut self, n: usize) -> bool {
         // At most `isize::MAX`: compared as a negative offset.
         let n = n.min(isize::MAX as usize) as isize;
         if self.at > -n {
-            return self.refuse_room(n as usize);
+            return self.refuse_room();
         }
         true
     }
 
-    /// [`room`](Self::room)'s refusal: what it saw, kept for
-    /// [`fill_spare`], when no write was refused before it.
+    /// [`room`](Self::room)'s refusal: full, the position kept (unless a
+    /// write was refused before: then it is the end). Flags rather than a
+    /// field for the position: with the cursor a word larger, a no-LTO
+    /// `to_extend` of a type whose `serialize` is a call moved it back in
+    /// pieces that stalled the reload (90-byte orders, 4.1 -> 7.4 ns); as
+    /// one word for both, LLVM inlined differently (`to_vec` of a 32-byte
+    /// message, no LTO, 172 -> 241 instructions). The buffer itself is
+    /// never changed, so that [`fill_spare`]'s tests of it fold away.
     #[cold]
     #[inline]
-    fn refuse_room(&mut self, n: usize) -> bool {
+    fn refuse_room(&mut self) -> bool {
         if !self.full {
-            let pos = self.len();
-            self.asked = (pos, pos.saturating_add(n));
+            self.asked = true;
+            self.full = true;
         }
-        self.refuse()
+        false
     }
 
     /// What the cursor, over a buffer of `room` bytes and full, shows the
     /// value needs ([`Short`]).
     pub(super) fn short(&self, room: usize) -> Short {
-        let more = room.saturating_add(1);
-        match self.asked {
-            // A room test refused it: the value needs the bytes written,
-            // and may need less than what was asked.
-            (need, asked) if asked > 0 => Short {
-                need,
-                want: asked.max(more),
-            },
-            // A write did not fit: at least one byte more than the room.
-            _ => Short {
-                need: more,
-                want: more,
-            },
+        if self.asked {
+            Short {
+                need: self.len(),
+                asked: true,
+            }
+        } else {
+            Short {
+                need: room.saturating_add(1),
+                asked: false,
+            }
         }
     }
 
@@ -297,10 +307,9 @@ pub(crate) fn fill_spare<F: FillSpare>(out: &mut Vec<u8>, f: F) -> Result<Option
     // Over the same buffer (so `n <= room`), and not full; else the
     // value needs more than the room.
     if cur.buf.as_ptr() != at || cur.buf.len() != room {
-        let more = room.saturating_add(1);
         return Ok(Some(Short {
-            need: more,
-            want: more,
+            need: room.saturating_add(1),
+            asked: false,
         }));
     }
     if cur.is_full() {

@@ -105,13 +105,22 @@ fn extend_again<const N: usize, T: ?Sized + Serialize>(
     value: &T,
     limits: &Limits,
 ) -> Result<()> {
-    // The room the first pass asked for, reserved fallibly (a value too
-    // large to hold is LIMIT, not an abort); the rest, if any, grows.
-    // Asked for by a room test, it is more than the value may need, and
-    // kept for the next call into this buffer, whose first pass then
-    // fits: a buffer cleared and reused for messages of one shape would
-    // otherwise take two passes each time.
-    if out.try_reserve(short.want).is_err() && out.try_reserve(short.need).is_err() {
+    // The room the first pass showed the value needs, reserved fallibly
+    // (a value too large to hold is LIMIT, not an abort); the rest, if
+    // any, grows. After a room test, also the most one asks for past the
+    // bytes written, kept for the next call into this buffer, whose first
+    // pass then fits: a buffer cleared and reused for messages of one
+    // shape would otherwise take two passes each time.
+    let want = if short.asked {
+        let room = out.capacity() - out.len();
+        short
+            .need
+            .saturating_add(super::FIELDS_ROOM)
+            .max(room.saturating_add(1))
+    } else {
+        short.need
+    };
+    if out.try_reserve(want).is_err() && out.try_reserve(short.need).is_err() {
         return Err(too_big_to_hold(short.need));
     }
     let start = out.len();
