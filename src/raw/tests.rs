@@ -584,7 +584,7 @@ impl FillSpare for Asks {
 }
 
 #[test]
-fn a_room_test_refused_makes_the_cursor_full_where_it_stands() {
+fn a_room_test_refused_makes_the_cursor_full() {
     for (spare, ask) in [
         (16usize, 13usize),
         (16, 14),
@@ -599,11 +599,11 @@ fn a_room_test_refused_makes_the_cursor_full_where_it_stands() {
         let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
         c.put(&[1, 2, 3]);
         assert_eq!(c.room(ask), fits, "spare {spare}, ask {ask}");
-        // Refused: full, as after a write that did not fit (no bytes to
-        // show), at the position it had.
+        // Refused: full, as after a write that did not fit, so nothing
+        // more is stored.
         assert_eq!(c.is_full(), !fits);
         assert_eq!(c.written().is_none(), !fits);
-        assert_eq!(c.len(), 3);
+        assert_eq!(c.put(&[9]), fits && 3 < spare);
         // The fill ends at a refusal: `out` is unchanged.
         let r = fill_spare(&mut v, Asks(ask));
         if fits {
@@ -630,16 +630,16 @@ impl FillSpare for AsksAndGoesOn {
 }
 
 #[test]
-fn a_pass_refused_by_a_room_test_shows_a_lower_bound() {
+fn a_pass_refused_by_a_room_test_may_fit() {
     let mut v: Vec<u8> = Vec::with_capacity(8);
     let spare = v.capacity();
-    // Asked for more than the room: the value needs at least the bytes
-    // the pass wrote (not one more than the room: it may fit), the 2 it
-    // wrote on after the refusal too. None of them is taken.
+    // Asked for more than the room: the value may fit (no lower bound
+    // but 0, not one more than the room). The writes after the refusal
+    // are not stored.
     assert_eq!(
         fill_spare(&mut v, AsksAndGoesOn(spare + 7)),
         Ok(Some(Short {
-            need: 5,
+            need: 0,
             asked: true
         }))
     );
@@ -647,11 +647,12 @@ fn a_pass_refused_by_a_room_test_shows_a_lower_bound() {
     let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
     c.put(&[1, 2, 3]);
     assert!(!c.room(spare));
-    assert_eq!((c.len(), c.is_full(), c.written()), (3, true, None));
+    assert_eq!((c.is_full(), c.written()), (true, None));
+    assert!(!c.put(&[4]) && !c.push(5) && !c.room(1));
     assert_eq!(
         c.short(spare),
         Short {
-            need: 3,
+            need: 0,
             asked: true
         }
     );

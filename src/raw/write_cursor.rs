@@ -11,9 +11,8 @@ use std::mem::MaybeUninit;
 /// fixed-width write is one compare of `at` with a constant. A write that
 /// does not fit is not stored, and the cursor is full: its position is
 /// the end, and it stores nothing more (every later write of a byte or
-/// more is refused too). A refused [`room`](Self::room) test makes it full
-/// where it stands instead, for a caller that ends its pass there. What
-/// the bytes asked for came to is not counted:
+/// more is refused too), as after a refused [`room`](Self::room) test.
+/// What the bytes asked for came to is not counted:
 /// the entry points find it with a pass of their own (raw.rs piece 6).
 pub(crate) struct WriteCursor<'a> {
     /// Invariant: the first `buf.len() + at` bytes are initialized (the
@@ -23,15 +22,11 @@ pub(crate) struct WriteCursor<'a> {
     /// from `-buf.len()` (nothing written) to 0 (all of it, or full).
     /// Invariant: `-buf.len() <= at <= 0`.
     at: isize,
-    /// A write did not fit. From then on the position is the end, and
-    /// nothing more is stored (every later write of a byte or more is
-    /// refused too). Or a [`room`](Self::room) test refused (`asked`).
+    /// A write did not fit, or a [`room`](Self::room) test refused. From
+    /// then on the position is the end, and nothing more is stored (every
+    /// later write of a byte or more is refused too).
     full: bool,
-    /// A room test made it full, before any write did. The position was
-    /// left where it was: what the value needs at least. A caller that
-    /// writes on after the refusal (it ends its pass) stores past it, into
-    /// a buffer that is then not taken (`written` is `None`, and
-    /// [`fill_spare`] leaves the `Vec` as it was).
+    /// A room test made it full, before any write did: the value may fit.
     asked: bool,
 }
 
@@ -41,7 +36,8 @@ pub(crate) struct WriteCursor<'a> {
 pub(crate) struct Short {
     /// Bytes the value needs at least, which a second pass of the same
     /// value must reach: one more than the spare capacity when a write
-    /// did not fit, the bytes written when a room test refused.
+    /// did not fit; 0 when a room test refused (the position then is not
+    /// kept: below).
     pub(crate) need: usize,
     /// A room test refused: the value may fit in the spare capacity.
     pub(crate) asked: bool,
@@ -175,8 +171,7 @@ impl<'a> WriteCursor<'a> {
     }
 
     /// Whether `n` more bytes fit; when not, the cursor is full, as after
-    /// a write that does not fit, but at the position it had (so that
-    /// [`fill_spare`] knows what was written). Not a write: a
+    /// a write that does not fit. Not a write: a
     /// hint that a run of small writes follows (a struct's or tuple's
     /// fields), so that LLVM, knowing `at + n <= 0` here, drops the room
     /// tests of the writes it covers. The caller then ends its pass, or
@@ -193,22 +188,24 @@ impl<'a> WriteCursor<'a> {
         true
     }
 
-    /// [`room`](Self::room)'s refusal: full, the position kept (unless a
-    /// write was refused before: then it is the end). Flags rather than a
-    /// field for the position: with the cursor a word larger, a no-LTO
-    /// `to_extend` of a type whose `serialize` is a call moved it back in
-    /// pieces that stalled the reload (90-byte orders, 4.1 -> 7.4 ns); as
-    /// one word for both, LLVM inlined differently (`to_vec` of a 32-byte
-    /// message, no LTO, 172 -> 241 instructions). The buffer itself is
-    /// never changed, so that [`fill_spare`]'s tests of it fold away.
+    /// [`room`](Self::room)'s refusal: full, as a write's, and `asked`
+    /// (unless a write was refused before). The position is not kept.
+    /// Kept as a field of its own, the cursor a word larger, a no-LTO
+    /// `to_extend` of a type whose `serialize` is a call moved the cursor
+    /// back in pieces that stalled the reload (90-byte orders, 4.1 -> 7.4
+    /// ns); in a word shared with the flag, LLVM inlined differently
+    /// (`updates` `to_slice` with LTO 4.23 -> 5.28 M instructions); left
+    /// in `at`, `mesh` stored it after every `Vector3` without LTO, for
+    /// the way out of the pass to find (3.38 M, 163 -> 185 µs; now 2.88
+    /// M). The buffer itself is never changed, so that [`fill_spare`]'s
+    /// tests of it fold away.
     #[cold]
     #[inline]
     fn refuse_room(&mut self) -> bool {
         if !self.full {
             self.asked = true;
-            self.full = true;
         }
-        false
+        self.refuse()
     }
 
     /// What the cursor, over a buffer of `room` bytes and full, shows the
@@ -216,7 +213,7 @@ impl<'a> WriteCursor<'a> {
     pub(super) fn short(&self, room: usize) -> Short {
         if self.asked {
             Short {
-                need: self.len(),
+                need: 0,
                 asked: true,
             }
         } else {
