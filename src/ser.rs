@@ -36,7 +36,7 @@ const FLUSH_AT: usize = 64 * 1024;
 const FIELDS_MAX: usize = 32;
 
 /// The most room [`Serializer::fields`] asks for: 16 bytes a field.
-const FIELDS_ROOM: usize = 16 * FIELDS_MAX;
+pub(crate) const FIELDS_ROOM: usize = 16 * FIELDS_MAX;
 
 /// `last_str` when no key string is a candidate: no content range starts
 /// at 0 (a count precedes it). Zero, so it is stored with the other

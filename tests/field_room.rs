@@ -148,3 +148,29 @@ fn a_second_pass_after_a_room_test_is_taken_as_it_is() {
         assert_eq!((out[0], &out[1..]), (5, &vec![9; later][..]));
     }
 }
+
+/// A framed value: the header's room test asks for the value's first
+/// fields too (16 + 512 bytes). Into a reused buffer cleared between
+/// calls, a call takes two passes at most, and from the third on one (the
+/// first, into a buffer without spare capacity, grows it as it writes,
+/// without the room asked for).
+#[test]
+fn a_framed_value_into_a_cleared_buffer_takes_one_call_after_the_second() {
+    let schema = kiln_serde::Schema::<Counting<'_, Flags>>::from_text("struct Flags{}");
+    let calls = Cell::new(0);
+    for cap in [0, 1, 16, 24, 100, 200, 527, 528, 600] {
+        let mut out = Vec::with_capacity(cap);
+        for i in 0..4 {
+            out.clear();
+            schema
+                .to_extend(&mut out, &Counting(&calls, flags(i)))
+                .unwrap();
+            assert_eq!(&out[16..], &kiln_serde::to_vec(&flags(i)).unwrap()[..]);
+            let n = calls.replace(0);
+            assert!(n <= 2, "capacity {cap}, call {i}");
+            if i > 1 {
+                assert_eq!(n, 1, "capacity {cap}, call {i}");
+            }
+        }
+    }
+}

@@ -107,16 +107,15 @@ fn extend_again<const N: usize, T: ?Sized + Serialize>(
 ) -> Result<()> {
     // The room the first pass showed the value needs, reserved fallibly
     // (a value too large to hold is LIMIT, not an abort); the rest, if
-    // any, grows. After a room test, also the most one asks for past the
-    // bytes written, kept for the next call into this buffer, whose first
-    // pass then fits: a buffer cleared and reused for messages of one
-    // shape would otherwise take two passes each time.
+    // any, grows. After a room test (which says only that the value may
+    // not fit), at least the room the header's asks for, and one byte
+    // more than the spare capacity (so a `Vec` at least doubles): kept for
+    // the next call into this buffer, whose first pass then fits, where a
+    // buffer cleared and reused for messages of one shape would otherwise
+    // take two passes each time.
     let want = if short.asked {
         let room = out.capacity() - out.len();
-        short
-            .need
-            .saturating_add(super::FIELDS_ROOM)
-            .max(room.saturating_add(1))
+        (N + super::FIELDS_ROOM).max(room.saturating_add(1))
     } else {
         short.need
     };

@@ -280,6 +280,13 @@ impl<const SPARE: bool, const ROOM: bool> Out for SliceOut<'_, SPARE, ROOM> {
 
     #[inline]
     fn put_head<const N: usize>(&mut self, head: &[u8; N]) {
+        // With `ROOM`, a frame header's room test asks for the value's
+        // first fields too (as `Out::room_for` does), so that LLVM drops
+        // theirs: the frame then costs its two stores. A refusal stores
+        // nothing more, and the value's first write ends the pass.
+        if ROOM && N > 0 && !self.cur.room(N + super::FIELDS_ROOM) {
+            return;
+        }
         // A frame header: its halves stored apart (`WriteCursor::put_halves`).
         if let (Ok(lo), Some(Ok(hi))) = (
             <[u8; 8]>::try_from(&head[..N.min(8)]),
