@@ -513,6 +513,8 @@ pub(crate) fn vec_writer<W>(w: &mut W) -> Option<&mut Vec<u8>> {
 }
 
 #[cfg(test)]
+mod spare_tests;
+#[cfg(test)]
 mod tests;
 
 /// Piece 7: maps `file` read-only (feature `mmap`), for
