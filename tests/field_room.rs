@@ -6,7 +6,13 @@
 //! growing `Vec`, writes the same bytes; room past what was asked is
 //! reserved, so the next call into the cleared buffer fits at once.
 
+#[path = "support/dup_map.rs"]
+mod dup_map;
+
 use std::cell::Cell;
+
+use dup_map::Dup;
+use kiln_serde::Options;
 
 use serde::ser::{SerializeStruct, SerializeTuple, Serializer};
 use serde::Serialize;
@@ -172,5 +178,42 @@ fn a_framed_value_into_a_cleared_buffer_takes_one_call_after_the_second() {
                 assert_eq!(n, 1, "capacity {cap}, call {i}");
             }
         }
+    }
+}
+
+/// A value whose own error comes after structs: into every spare
+/// capacity, whether a room test refused the first pass or not, the error
+/// `to_vec` gives (code, offset counting the old bytes, detail), `out` as
+/// it was.
+#[test]
+fn the_values_own_error_after_a_room_test() {
+    let dup = ([flags(1), flags(2)], (7u16, 1.5f64), Dup);
+    let want = kiln_serde::to_vec(&dup).unwrap_err();
+    // Past the structs and the tuple (2 * 8 + 2 + 8 bytes).
+    assert!(want.offset() >= Some(26), "{want}");
+    let deep = ((flags(3), 2u8), Some(Some(Some(flags(4)))));
+    let opts = Options::new().with_max_depth(2);
+    let deep_want = opts.to_vec(&deep).unwrap_err();
+    for spare in 0..200 {
+        let mut out = Vec::with_capacity(3 + spare);
+        out.extend_from_slice(&[1, 2, 3]);
+        let e = kiln_serde::to_extend(&mut out, &dup).unwrap_err();
+        assert_eq!(
+            (e.code(), e.offset(), e.detail()),
+            (want.code(), want.offset().map(|o| o + 3), want.detail()),
+            "spare {spare}"
+        );
+        assert_eq!(out, [1, 2, 3]);
+        let e = opts.to_extend(&mut out, &deep).unwrap_err();
+        assert_eq!(
+            (e.code(), e.offset(), e.detail()),
+            (
+                deep_want.code(),
+                deep_want.offset().map(|o| o + 3),
+                deep_want.detail()
+            ),
+            "spare {spare}"
+        );
+        assert_eq!(out, [1, 2, 3]);
     }
 }
