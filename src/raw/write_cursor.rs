@@ -171,10 +171,10 @@ impl<'a> WriteCursor<'a> {
     }
 
     /// Whether `n` more bytes fit; when not, the cursor is full, as after
-    /// a write that does not fit. Not a write: a
-    /// hint that a run of small writes follows (a struct's or tuple's
-    /// fields), so that LLVM, knowing `at + n <= 0` here, drops the room
-    /// tests of the writes it covers. The caller then ends its pass, or
+    /// a write that does not fit. Not a write: a hint that a run of small
+    /// writes follows (a struct's or tuple's fields), so that LLVM,
+    /// knowing `at + n <= 0` here, drops the room tests of the writes it
+    /// covers. The caller then ends its pass, or
     /// the path that knows the room would join the one that does not, and
     /// the tests would stay. A refusal here says less than one of a
     /// write: the value may need fewer than `n` more bytes ([`Short`]).
@@ -287,9 +287,9 @@ pub(crate) trait FillSpare {
 /// wrote into `out`'s length when all of it fit: `None`; else
 /// `Some(short)`, `out` unchanged, with what the pass showed the value
 /// needs ([`Short`]: one more byte than the spare capacity when a write
-/// did not fit; when a [`WriteCursor::room`] test refused, the bytes
-/// written before it). A cursor handed back over another buffer changes
-/// nothing either (`Some`, one byte more than the spare capacity). Where the spare
+/// did not fit; nothing known when a [`WriteCursor::room`] test refused).
+/// A cursor handed back over another buffer changes nothing either
+/// (`Some`, one byte more than the spare capacity). Where the spare
 /// capacity starts and its length are read before `f` runs and trusted
 /// after: `out` stays borrowed here, and `f` reaches it only through the
 /// cursor's borrow of its spare capacity, which cannot move it. (Reading
@@ -302,7 +302,7 @@ pub(crate) fn fill_spare<F: FillSpare>(out: &mut Vec<u8>, f: F) -> Result<Option
     let (at, room) = (cur.buf.as_ptr(), cur.buf.len());
     let cur = f.fill(cur)?;
     // Over the same buffer (so `n <= room`), and not full; else the
-    // value needs more than the room.
+    // value needs more than the room, or may (a room test refused).
     if cur.buf.as_ptr() != at || cur.buf.len() != room {
         return Ok(Some(Short {
             need: room.saturating_add(1),

@@ -108,8 +108,9 @@ fn extend_again<const N: usize, T: ?Sized + Serialize>(
     // The room the first pass showed the value needs, reserved fallibly
     // (a value too large to hold is LIMIT, not an abort); the rest, if
     // any, grows. After a room test (which says only that the value may
-    // not fit), at least the room the header's asks for, and one byte
-    // more than the spare capacity (so a `Vec` at least doubles): kept for
+    // not fit), at least the most a first room test asks for (a frame
+    // header's: `N + FIELDS_ROOM`), and one byte more than the spare
+    // capacity (so a `Vec` at least doubles): kept for
     // the next call into this buffer, whose first pass then fits, where a
     // buffer cleared and reused for messages of one shape would otherwise
     // take two passes each time.
@@ -133,7 +134,7 @@ fn extend_again<const N: usize, T: ?Sized + Serialize>(
 
 /// [`extend_with`] into `out`'s spare capacity: `Ok(None)` with the bytes
 /// appended, or `Ok(Some(short))` with `out` unchanged when they did not
-/// fit (with `ROOM`, or when a struct's room test refused:
+/// fit (with `ROOM`, also when a struct's room test refused: see
 /// [`SpareOut`]).
 /// Always inlined into [`extend_with`]'s first pass (the second is
 /// [`extend_again`], out of line): callgrind, `tick32`

@@ -41,9 +41,9 @@ pub trait Out {
 
     /// A hint that about `n` bytes of small writes follow (a struct's or
     /// tuple's fields): an output that can say they fit (a reused
-    /// buffer's [`SpareOut`]) does, or ends the pass with [`Error::full_pending`], so that the
-    /// writes it covers need no room test of their own. The others do
-    /// nothing.
+    /// buffer's [`SpareOut`]) does, or ends the pass with
+    /// [`Error::full_pending`], so that the writes it covers need no room
+    /// test of their own. The others do nothing.
     #[inline]
     fn room_for(&mut self, n: usize) -> Result<()> {
         let _ = n;
@@ -167,10 +167,10 @@ vec_out!(StreamOut, true);
 /// length: what the value needs, the entry point counts with a pass of its
 /// own.
 ///
-/// `SPARE` is true for a `Vec`'s spare capacity ([`SpareOut`]): the same writes, but a type of its own, so that a value's
-/// `Serialize` code for `to_extend` is compiled apart from `to_slice`'s
-/// and each can be inlined into its one caller (shared, `updates`
-/// `to_slice` went 4.26 -> 5.74 M).
+/// `SPARE` is true for a `Vec`'s spare capacity ([`SpareOut`]): the same
+/// writes, but a type of its own, so that a value's `Serialize` code for
+/// `to_extend` is compiled apart from `to_slice`'s and each can be inlined
+/// into its one caller (shared, `updates` `to_slice` went 4.26 -> 5.74 M).
 ///
 /// `ROOM`: [`Out::room_for`] tests the room, and a refusal ends the pass.
 /// Only where a pass that ends early costs little and is run again
@@ -282,8 +282,9 @@ impl<const SPARE: bool, const ROOM: bool> Out for SliceOut<'_, SPARE, ROOM> {
     fn put_head<const N: usize>(&mut self, head: &[u8; N]) {
         // With `ROOM`, a frame header's room test asks for the value's
         // first fields too (as `Out::room_for` does), so that LLVM drops
-        // theirs: the frame then costs its two stores. A refusal stores
-        // nothing more, and the value's first write ends the pass.
+        // theirs: the frame then costs its two stores. Refused, the cursor
+        // is full: nothing more is stored, and the value's first room
+        // test or float ends the pass.
         if ROOM && N > 0 && !self.cur.room(N + super::FIELDS_ROOM) {
             return;
         }
