@@ -9,11 +9,14 @@
 #[path = "support/dup_map.rs"]
 mod dup_map;
 
+#[path = "support/counting.rs"]
+mod counting;
+
 use std::cell::Cell;
 
+use counting::Counting;
 use dup_map::Dup;
 use kiln_serde::Options;
-
 use serde::ser::{SerializeStruct, SerializeTuple, Serializer};
 use serde::Serialize;
 
@@ -40,14 +43,6 @@ fn flags(i: u8) -> Flags {
         f: 5,
         g: 6,
         h: true,
-    }
-}
-
-struct Counting<'a, T>(&'a Cell<u32>, T);
-impl<T: Serialize> Serialize for Counting<'_, T> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.set(self.0.get() + 1);
-        self.1.serialize(s)
     }
 }
 

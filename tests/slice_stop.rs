@@ -8,8 +8,12 @@
 #[path = "support/dup_map.rs"]
 mod dup_map;
 
+#[path = "support/counting.rs"]
+mod counting;
+
 use std::cell::Cell;
 
+use counting::Counting;
 use dup_map::Dup;
 use kiln_serde::error::ErrorDetail;
 use kiln_serde::{ErrorCode, Options};
@@ -84,14 +88,6 @@ fn to_extend_into_every_room() {
         kiln_serde::to_extend(&mut out, &counted).unwrap();
         assert_eq!((&out[..3], &out[3..]), (&[1u8, 2, 3][..], &want[..]));
         assert!(calls.replace(0) <= 2, "spare {spare}");
-    }
-}
-
-struct Counting<'a>(&'a Cell<u32>, Shape);
-impl Serialize for Counting<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.set(self.0.get() + 1);
-        self.1.serialize(s)
     }
 }
 
