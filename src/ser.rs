@@ -32,11 +32,15 @@ use out::{Out, StreamOut};
 /// Flush to the sink once this many bytes are buffered (outside maps).
 const FLUSH_AT: usize = 64 * 1024;
 
+/// The room [`Serializer::fields`] asks for a field: the widest
+/// fixed-width write (a `u128`).
+const FIELD_ROOM: usize = 16;
+
 /// The most fields [`Serializer::fields`] asks room for.
 const FIELDS_MAX: usize = 32;
 
-/// The most room [`Serializer::fields`] asks for: 16 bytes a field.
-pub(crate) const FIELDS_ROOM: usize = 16 * FIELDS_MAX;
+/// The most room [`Serializer::fields`] asks for.
+pub(crate) const FIELDS_ROOM: usize = FIELD_ROOM * FIELDS_MAX;
 
 /// `last_str` when no key string is a candidate: no content range starts
 /// at 0 (a count precedes it). Zero, so it is stored with the other
@@ -149,8 +153,7 @@ impl<'w, O: Out> Serializer<'w, O> {
     #[inline(always)]
     fn fields(&mut self, len: usize) -> Result<()> {
         if len > 1 {
-            self.out
-                .room_for(FIELDS_ROOM / FIELDS_MAX * len.min(FIELDS_MAX))
+            self.out.room_for(FIELD_ROOM * len.min(FIELDS_MAX))
         } else {
             Ok(())
         }
