@@ -121,10 +121,12 @@ proptest! {
         let bytes = kiln_serde::to_vec(&v).unwrap();
         prop_assert_eq!(kiln_serde::serialized_size(&v).unwrap(), bytes.len() as u64);
         // to_vec sizes its buffer by a counting pre-pass: exact, so one
-        // allocation and no slack (a wrong count shows here as spare room).
-        prop_assert_eq!(bytes.capacity(), bytes.len());
+        // allocation and no slack up to 64 KiB, 512 bytes above (a wrong
+        // count shows here as other spare room).
+        let slack = |n: usize| if n > 64 * 1024 { 512 } else { 0 };
+        prop_assert_eq!(bytes.capacity(), bytes.len() + slack(bytes.len()));
         let framed = kiln_serde::framed::to_vec(&v).unwrap();
-        prop_assert_eq!(framed.capacity(), framed.len());
+        prop_assert_eq!(framed.capacity(), framed.len() + slack(framed.len()));
         let mut w = Vec::new();
         kiln_serde::to_writer(&mut w, &v).unwrap();
         prop_assert_eq!(&w, &bytes);

@@ -7,7 +7,7 @@ use std::io;
 
 use serde::Serialize;
 
-use super::out::{Out, SliceOut, SpareOut, StreamOut, VecOut};
+use super::out::{pass, Out, SliceOut, StreamOut, VecOut};
 use super::{size, Serializer, Sink};
 use crate::error::{Error, ErrorCode, ErrorDetail, Result};
 use crate::limits::Limits;
@@ -45,15 +45,22 @@ pub(crate) fn buffer_for<T: ?Sized + Serialize>(
         return Vec::with_capacity(want);
     }
     // Large: fallible, so that a value whose real pass fails early (a str
-    // above the wire maximum) is not preceded by an abort on allocation.
+    // above the wire maximum) is not preceded by an abort on allocation;
+    // and room past the value for the room tests of its last fields
+    // ([`fill_new`]). A buffer this large is the only kind whose capacity
+    // is above `SMALL`.
     let mut out = Vec::new();
-    if out.try_reserve_exact(want).is_err() {
+    if out
+        .try_reserve_exact(want.saturating_add(super::FIELDS_ROOM))
+        .is_err()
+    {
         out.reserve(head + 64);
     }
     out
 }
 
-/// Output sizes allocated with the plain infallible `with_capacity`.
+/// Output sizes allocated with the plain infallible `with_capacity`, and
+/// exactly: above it [`buffer_for`] reserves `FIELDS_ROOM` bytes more.
 const SMALL: usize = 64 * 1024;
 
 /// Serializes, appending to `out` (a reused buffer: no second copy as with
@@ -88,7 +95,7 @@ pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
     if out.capacity() == out.len() {
         return extend_grow(out, head, value, limits);
     }
-    let Some(short) = extend_spare::<true, N, T>(out, head, value, limits)? else {
+    let Some(short) = extend_spare::<{ pass::REUSED }, N, T>(out, head, value, limits)? else {
         return Ok(());
     };
     extend_again(out, short, head, value, limits)
@@ -134,15 +141,15 @@ fn extend_again<const N: usize, T: ?Sized + Serialize>(
 
 /// [`extend_with`] into `out`'s spare capacity: `Ok(None)` with the bytes
 /// appended, or `Ok(Some(short))` with `out` unchanged when they did not
-/// fit (with `ROOM`, also when a struct's room test refused: see
-/// [`SpareOut`]).
+/// fit (for a `PASS` with room tests, also when a struct's room test
+/// refused: see [`SliceOut`]).
 /// Always inlined into [`extend_with`]'s first pass (the second is
 /// [`extend_again`], out of line): callgrind, `tick32`
 /// `to_extend` / `framed::to_extend` / `Schema::to_extend`, no LTO 127 /
 /// 171 / 139 -> 111 / 144 / 121 instructions, LTO 55 / 90 / 79 -> 53 /
 /// 71 / 66; inlined at both calls, LTO `to_extend` got slower (60.6).
 #[inline(always)]
-fn extend_spare<const ROOM: bool, const N: usize, T: ?Sized + Serialize>(
+fn extend_spare<const PASS: u8, const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
     head: &[u8; N],
     value: &T,
@@ -151,7 +158,7 @@ fn extend_spare<const ROOM: bool, const N: usize, T: ?Sized + Serialize>(
     let start = out.len();
     crate::raw::fill_spare(
         out,
-        SpareFill::<ROOM, N, T> {
+        SpareFill::<PASS, N, T> {
             head,
             value,
             limits,
@@ -161,7 +168,7 @@ fn extend_spare<const ROOM: bool, const N: usize, T: ?Sized + Serialize>(
 }
 
 /// [`extend_spare`]'s writes through the spare capacity's cursor.
-struct SpareFill<'a, const ROOM: bool, const N: usize, T: ?Sized> {
+struct SpareFill<'a, const PASS: u8, const N: usize, T: ?Sized> {
     head: &'a [u8; N],
     value: &'a T,
     limits: &'a Limits,
@@ -169,14 +176,14 @@ struct SpareFill<'a, const ROOM: bool, const N: usize, T: ?Sized> {
     start: usize,
 }
 
-impl<const ROOM: bool, const N: usize, T: ?Sized + Serialize> FillSpare
-    for SpareFill<'_, ROOM, N, T>
+impl<const PASS: u8, const N: usize, T: ?Sized + Serialize> FillSpare
+    for SpareFill<'_, PASS, N, T>
 {
     type Error = Error;
 
     #[inline(always)]
     fn fill<'s>(self, cur: WriteCursor<'s>) -> Result<WriteCursor<'s>> {
-        let out = SpareOut::<'s, ROOM>::from_cursor(cur);
+        let out = SliceOut::<'s, PASS>::from_cursor(cur);
         let mut ser = Serializer::with_sink(out, Sink::None, self.limits);
         // Offsets count the bytes already in `out`.
         ser.flushed = self.start as u64;
@@ -286,6 +293,12 @@ impl<const WRITER: bool, const N: usize, T: ?Sized + Serialize> crate::raw::Appe
 /// returns it: through `to_slice`'s cursor into the room reserved, or,
 /// when the count was short (a `Serialize` impl whose size changes
 /// between calls), by a third pass into the growing `Vec`.
+///
+/// A buffer of the value's exact size takes a room test per fixed-width
+/// write. One above [`SMALL`] has `FIELDS_ROOM` bytes more, which every
+/// room test of a struct's fields (`Serializer::fields`) fits in when the
+/// count was right, so it is filled as a reused buffer is, with one test
+/// for a struct's fields ([`fill_roomy`]).
 #[inline(always)]
 pub(crate) fn fill_new<const N: usize, T: ?Sized + Serialize>(
     out: Vec<u8>,
@@ -294,9 +307,31 @@ pub(crate) fn fill_new<const N: usize, T: ?Sized + Serialize>(
     limits: &Limits,
 ) -> Result<Vec<u8>> {
     let mut out = out;
-    if extend_spare::<false, N, T>(&mut out, head, value, limits)?.is_some() {
+    if out.capacity() > SMALL {
+        return fill_roomy(out, head, value, limits);
+    }
+    if extend_spare::<{ pass::NEW }, N, T>(&mut out, head, value, limits)?.is_some() {
         // The counting pass was short (a `Serialize` impl whose size
         // changes between calls): this third pass grows the `Vec`.
+        return third_pass(out, head, value, limits);
+    }
+    Ok(out)
+}
+
+/// [`fill_new`] into a large buffer with room past the value: room tests
+/// for a struct's fields, as `to_extend` has. Out of line: one call for a
+/// value of over 64 KiB, and the small values' path, inlined into the
+/// entry point, keeps its registers.
+#[inline(never)]
+fn fill_roomy<const N: usize, T: ?Sized + Serialize>(
+    mut out: Vec<u8>,
+    head: &[u8; N],
+    value: &T,
+    limits: &Limits,
+) -> Result<Vec<u8>> {
+    if extend_spare::<{ pass::NEW_ROOMY }, N, T>(&mut out, head, value, limits)?.is_some() {
+        // A short count, or a room test past the room reserved (only a
+        // short count makes one).
         return third_pass(out, head, value, limits);
     }
     Ok(out)

@@ -40,8 +40,8 @@ pub trait Out {
     fn push(&mut self, b: u8);
 
     /// A hint that about `n` bytes of small writes follow (a struct's or
-    /// tuple's fields): an output that can say they fit (a reused
-    /// buffer's [`SpareOut`]) does, or ends the pass with
+    /// tuple's fields): an output that can say they fit (a [`SliceOut`]
+    /// of a pass with room tests, [`pass::room`]) does, or ends the pass with
     /// [`Error::full_pending`], so that the writes it covers need no room
     /// test of their own. The others do nothing.
     #[inline]
@@ -167,16 +167,20 @@ vec_out!(StreamOut, true);
 /// length: what the value needs, the entry point counts with a pass of its
 /// own.
 ///
-/// `SPARE` is true for a `Vec`'s spare capacity ([`SpareOut`]): the same
-/// writes, but a type of its own, so that a value's `Serialize` code for
-/// `to_extend` is compiled apart from `to_slice`'s and each can be inlined
-/// into its one caller (shared, `updates` `to_slice` went 4.26 -> 5.74 M).
+/// `PASS` is the entry point it writes for ([`pass`]): the same writes,
+/// but a type for each, so that a value's `Serialize` code is compiled
+/// apart for each and can be inlined into its one caller (`to_slice`'s
+/// shared with `to_extend`'s: `updates` `to_slice` 4.26 -> 5.74 M; a large
+/// `to_vec`'s shared with `to_extend`'s: `updates` `to_extend` 3.74 ->
+/// 4.13 M, LTO).
 ///
-/// `ROOM`: [`Out::room_for`] tests the room, and a refusal ends the pass.
-/// Only where a pass that ends early costs little and is run again
-/// (`to_extend`'s reused buffer): a `to_slice` buffer or a new `Vec`
-/// sized to fit the value exactly would have its last struct refused.
-pub struct SliceOut<'s, const SPARE: bool = false, const ROOM: bool = false> {
+/// With room tests ([`pass::room`]), [`Out::room_for`] tests the room and
+/// a refusal ends the pass: only where the buffer has room past the value
+/// for them (a large `to_vec`'s) or a pass that ends early costs little
+/// and is run again (`to_extend`'s reused buffer). A `to_slice` buffer or
+/// a new `Vec` sized to fit the value exactly would have its last struct
+/// refused.
+pub struct SliceOut<'s, const PASS: u8 = { pass::SLICE }> {
     cur: WriteCursor<'s>,
 }
 
@@ -203,10 +207,25 @@ fn stored(ok: bool) -> Result<()> {
     }
 }
 
-/// A `Vec`'s spare capacity: a reused buffer's (`to_extend`), with room
-/// tests for runs of fields (`ROOM`, [`Out::room_for`]), or a new one's,
-/// sized by a counting pass (`to_vec`), without.
-pub type SpareOut<'s, const ROOM: bool> = SliceOut<'s, true, ROOM>;
+/// The entry points a [`SliceOut`] writes for.
+pub(crate) mod pass {
+    /// `to_slice`: a caller's buffer.
+    pub(crate) const SLICE: u8 = 0;
+    /// `to_vec`: a new `Vec` of the value's exact size.
+    pub(crate) const NEW: u8 = 1;
+    /// `to_vec`: a new `Vec` with `FIELDS_ROOM` bytes past the value (one
+    /// of over 64 KiB). Room tests.
+    pub(crate) const NEW_ROOMY: u8 = 2;
+    /// `to_extend`: a reused `Vec`'s spare capacity. Room tests.
+    pub(crate) const REUSED: u8 = 3;
+
+    /// Whether the pass tests room for a run of fields
+    /// ([`super::Out::room_for`]).
+    #[inline(always)]
+    pub(crate) const fn room(pass: u8) -> bool {
+        pass == NEW_ROOMY || pass == REUSED
+    }
+}
 
 impl<'s> SliceOut<'s> {
     /// An empty output over `buf`.
@@ -218,7 +237,7 @@ impl<'s> SliceOut<'s> {
     }
 }
 
-impl<'s, const ROOM: bool> SpareOut<'s, ROOM> {
+impl<'s, const PASS: u8> SliceOut<'s, PASS> {
     /// An output over a cursor on a `Vec`'s spare capacity
     /// ([`crate::raw::fill_spare`]'s).
     #[inline]
@@ -233,7 +252,7 @@ impl<'s, const ROOM: bool> SpareOut<'s, ROOM> {
     }
 }
 
-impl<const SPARE: bool, const ROOM: bool> SliceOut<'_, SPARE, ROOM> {
+impl<const PASS: u8> SliceOut<'_, PASS> {
     /// Whether some bytes did not fit.
     #[inline]
     pub fn is_full(&self) -> bool {
@@ -241,7 +260,7 @@ impl<const SPARE: bool, const ROOM: bool> SliceOut<'_, SPARE, ROOM> {
     }
 }
 
-impl<const SPARE: bool, const ROOM: bool> Out for SliceOut<'_, SPARE, ROOM> {
+impl<const PASS: u8> Out for SliceOut<'_, PASS> {
     const STREAM: bool = false;
 
     #[inline]
@@ -261,7 +280,7 @@ impl<const SPARE: bool, const ROOM: bool> Out for SliceOut<'_, SPARE, ROOM> {
 
     #[inline]
     fn room_for(&mut self, n: usize) -> Result<()> {
-        if ROOM {
+        if pass::room(PASS) {
             stored(self.cur.room(n))
         } else {
             Ok(())
@@ -280,12 +299,12 @@ impl<const SPARE: bool, const ROOM: bool> Out for SliceOut<'_, SPARE, ROOM> {
 
     #[inline]
     fn put_head<const N: usize>(&mut self, head: &[u8; N]) {
-        // With `ROOM`, a frame header's room test asks for the value's
+        // With room tests, a frame header's room test asks for the value's
         // first fields too (as `Out::room_for` does), so that LLVM drops
         // theirs: the frame then costs its two stores. Refused, the cursor
         // is full: nothing more is stored, and the value's first room
         // test or float ends the pass.
-        if ROOM && N > 0 && !self.cur.room(N + super::FIELDS_ROOM) {
+        if pass::room(PASS) && N > 0 && !self.cur.room(N + super::FIELDS_ROOM) {
             return;
         }
         // A frame header: its halves stored apart (`WriteCursor::put_halves`).
