@@ -80,7 +80,9 @@ pub use options::Options;
 ///
 /// Like bincode 1's `serialize`, it calls `value.serialize` twice: a
 /// counting pass sizes the buffer, so the bytes are written into one
-/// allocation. A `Serialize` impl that can run only once (one that drains
+/// allocation. Its capacity is the length, except above 64 KiB, where it
+/// is 512 bytes more: room that lets the write test the room for a
+/// struct's fields once, not field by field. A `Serialize` impl that can run only once (one that drains
 /// an iterator, say) must go through [`to_writer`], which calls it once
 /// (or [`to_extend`] into a buffer that has room for the value or no
 /// spare capacity at all).
