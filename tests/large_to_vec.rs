@@ -56,6 +56,9 @@ fn a_large_value_is_written_once_after_the_count_with_512_bytes_spare() {
         assert_eq!(calls.replace(0), 2, "{n} rows");
         let spare = if got.len() > SMALL { ROOM } else { 0 };
         assert_eq!(got.capacity() - got.len(), spare, "{n} rows");
+        // bincode's `serialize` is the same call.
+        let b = kiln_serde::bincode::serialize(&value).unwrap();
+        assert_eq!((&b, b.capacity()), (&want, got.capacity()), "{n} rows");
 
         // Framed: the header's room test asks 16 + 512 at the start.
         let framed = schema.to_vec(&Counting(&calls, &value)).unwrap();
