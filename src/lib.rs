@@ -82,10 +82,10 @@ pub use options::Options;
 /// counting pass sizes the buffer, so the bytes are written into one
 /// allocation. Its capacity is the length, except above 64 KiB, where it
 /// is 512 bytes more: room that lets the write test the room for a
-/// struct's fields once, not field by field. A `Serialize` impl that can run only once (one that drains
-/// an iterator, say) must go through [`to_writer`], which calls it once
-/// (or [`to_extend`] into a buffer that has room for the value or no
-/// spare capacity at all).
+/// struct's fields once, not field by field. A `Serialize` impl that can
+/// run only once (one that drains an iterator, say) must go through
+/// [`to_writer`], which calls it once (or [`to_extend`] into a buffer that
+/// has room for the value or no spare capacity at all).
 ///
 /// # Errors
 /// LIMIT for a seq/map/str/bytes longer than the wire maximum; TYPE for
