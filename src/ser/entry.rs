@@ -319,10 +319,8 @@ pub(crate) fn fill_new<const N: usize, T: ?Sized + Serialize>(
 }
 
 /// [`fill_new`] into a large buffer with room past the value: room tests
-/// for a struct's fields, as `to_extend` has. Out of line: one call for a
-/// value of over 64 KiB, and the small values' path, inlined into the
-/// entry point, keeps its registers.
-#[inline(never)]
+/// for a struct's fields, as `to_extend` has.
+#[inline(always)]
 fn fill_roomy<const N: usize, T: ?Sized + Serialize>(
     mut out: Vec<u8>,
     head: &[u8; N],
