@@ -148,3 +148,20 @@ fn a_short_count_of_a_large_value() {
         assert!(got[4..].iter().all(|&b| b == 3), "extra {extra}");
     }
 }
+
+/// The large pass has room tests: a count short by 10 bytes, then a
+/// tuple of 32 units (no bytes, 512 asked) at the end. Without room tests
+/// the 10 bytes fit in the 512 past the counted size (two calls); the
+/// tuple's room test, 10 bytes past that room, refuses, and a third pass
+/// writes the bytes. A buffer of 64 KiB or less has none of that room,
+/// and takes the third pass either way.
+#[test]
+fn the_large_pass_tests_room_for_a_structs_fields() {
+    let g = Grows {
+        calls: Cell::new(0),
+        extra: 10,
+    };
+    let got = kiln_serde::to_vec(&(&g, [(); 32])).unwrap();
+    assert_eq!(g.calls.get(), 3);
+    assert_eq!(got.len(), 4 + 70_020);
+}
