@@ -4,7 +4,8 @@
 //! need no test of their own. When the spare capacity holds the value but
 //! not that room, the first pass ends there, and a second, into the
 //! growing `Vec`, writes the same bytes; room past what was asked is
-//! reserved, so the next call into the cleared buffer fits at once.
+//! reserved, so the next call into the cleared buffer fits at once. A
+//! growing `Vec` (`serialize_into`) grows at the room test instead.
 
 #[path = "support/dup_map.rs"]
 mod dup_map;
@@ -71,6 +72,45 @@ fn a_buffer_that_holds_the_value_but_not_the_room_asked() {
         kiln_serde::to_extend(&mut out, &Counting(&calls, flags(7))).unwrap();
         assert_eq!(out, kiln_serde::to_vec(&flags(7)).unwrap());
         assert_eq!(calls.replace(0), 1, "spare {room}");
+    }
+}
+
+/// An entry point that appends to a `Vec`.
+type Encode = fn(&mut Vec<u8>, &Counting<'_, Flags>);
+
+/// Into a growing `Vec` (`bincode::serialize_into(&mut Vec)`, so
+/// `to_writer`; `to_extend` into a `Vec` without spare capacity) the room
+/// test grows the `Vec` instead of ending a pass: one call, the same
+/// bytes, and the room asked for (128 bytes for `Flags`) is there.
+#[test]
+fn a_growing_vec_makes_the_room_asked_in_one_call() {
+    let calls = Cell::new(0);
+    let want = kiln_serde::to_vec(&flags(3)).unwrap();
+    for pre in 0..70usize {
+        let old: Vec<u8> = (0..pre).map(|i| i as u8).collect();
+        let entries: [(&str, Encode); 2] = [
+            ("serialize_into", |out, v| {
+                kiln_serde::bincode::serialize_into(out, v).unwrap()
+            }),
+            ("to_extend", |out, v| kiln_serde::to_extend(out, v).unwrap()),
+        ];
+        for (name, encode) in entries {
+            let mut out = old.clone();
+            out.shrink_to_fit();
+            assert_eq!(out.capacity(), out.len());
+            encode(&mut out, &Counting(&calls, flags(3)));
+            assert_eq!(
+                (&out[..pre], &out[pre..]),
+                (&old[..], &want[..]),
+                "{name} {pre}"
+            );
+            assert_eq!(calls.replace(0), 1, "{name} {pre}");
+            assert!(
+                out.capacity() >= pre + 128,
+                "{name} {pre}: {}",
+                out.capacity()
+            );
+        }
     }
 }
 

@@ -78,6 +78,50 @@ fn vec_cursor_put_is_extend_from_slice() {
     assert_eq!(got, want);
 }
 
+/// `room(n)` leaves at least `n` bytes of capacity past the position,
+/// growing only when there were fewer, and changes no byte; the writes it
+/// covers then land as without it (in a debug build, a `room` that did
+/// not grow would stop at its `unreachable_unchecked` check).
+#[test]
+fn vec_cursor_room_makes_room_and_writes_nothing() {
+    for cap in [0usize, 1, 5, 16, 64, 100] {
+        for pre in 0..=cap.min(9) {
+            for n in [0usize, 1, 4, 15, 16, 17, 48, 512] {
+                let mut got: Vec<u8> = Vec::with_capacity(cap);
+                got.extend((0..pre).map(|i| i as u8 ^ 0x3c));
+                let want_pre = got.clone();
+                let mut c = VecCursor::<false>::new(&mut got);
+                c.room(n);
+                assert_eq!(c.written(), &want_pre[..], "cap {cap} pre {pre} n {n}");
+                for i in 0..n.min(40) {
+                    c.push(i as u8);
+                }
+                c.finish();
+                let room = got.capacity() - pre;
+                assert!(room >= n, "cap {cap} pre {pre} n {n}: room {room}");
+                if cap - pre >= n {
+                    assert_eq!(
+                        got.capacity(),
+                        cap,
+                        "grew with room: cap {cap} pre {pre} n {n}"
+                    );
+                }
+                let mut want = want_pre;
+                want.extend((0..n.min(40)).map(|i| i as u8));
+                assert_eq!(got, want, "cap {cap} pre {pre} n {n}");
+            }
+        }
+    }
+    // Through a drained buffer's cursor too.
+    let mut v = vec![9u8; 3];
+    let mut c = VecCursor::<true>::stream(&mut v);
+    c.room(300);
+    c.put(&[1, 2]);
+    c.finish();
+    assert!(v.capacity() >= 303);
+    assert_eq!(v, [9, 9, 9, 1, 2]);
+}
+
 /// `append`'s pass: writes `n` bytes, one at a time, and says how many.
 struct PushN(u8);
 

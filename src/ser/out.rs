@@ -40,10 +40,11 @@ pub trait Out {
     fn push(&mut self, b: u8);
 
     /// A hint that about `n` bytes of small writes follow (a struct's or
-    /// tuple's fields): an output that can say they fit (a [`SliceOut`]
-    /// of a pass with room tests, [`pass::room`]) does, or ends the pass with
-    /// [`Error::full_pending`], so that the writes it covers need no room
-    /// test of their own. The others do nothing.
+    /// tuple's fields), so that the writes it covers need no room test of
+    /// their own: a growing `Vec` ([`VecOut`], [`StreamOut`]) makes the
+    /// room; a [`SliceOut`] of a pass with room tests ([`pass::room`])
+    /// says they fit, or ends the pass with [`Error::full_pending`]; the
+    /// other passes do nothing.
     #[inline]
     fn room_for(&mut self, n: usize) -> Result<()> {
         let _ = n;
@@ -133,6 +134,15 @@ macro_rules! vec_out {
             #[inline]
             fn push(&mut self, b: u8) {
                 self.0.push(b);
+            }
+
+            /// Grows the `Vec` if it has less than `n` bytes of room
+            /// (`VecCursor::room`): never a refusal, so the value's
+            /// `Serialize` still runs once.
+            #[inline]
+            fn room_for(&mut self, n: usize) -> Result<()> {
+                self.0.room(n);
+                Ok(())
             }
 
             #[inline]
