@@ -51,14 +51,7 @@ fn a_cursor_over_spare_capacity_commits_only_where_it_wrote() {
         } else {
             // At least one byte more than the spare capacity.
             let more = cap + 1;
-            assert_eq!(
-                left,
-                Ok(Some(Short {
-                    need: more,
-                    asked: false
-                })),
-                "cap {cap}"
-            );
+            assert_eq!(left, Ok(Some(Short::Need(more))), "cap {cap}");
             assert_eq!(v, [0xAA, 0xBB]);
         }
     }
@@ -78,10 +71,7 @@ fn a_cursor_over_spare_capacity_commits_only_where_it_wrote() {
     let more = spare + 1;
     assert_eq!(
         fill_spare(&mut v, Elsewhere(other)),
-        Ok(Some(Short {
-            need: more,
-            asked: false
-        }))
+        Ok(Some(Short::Need(more)))
     );
     assert_eq!(v, [1]);
 }
@@ -155,10 +145,7 @@ fn a_pass_refused_by_a_room_test_may_fit() {
     // are not stored.
     assert_eq!(
         fill_spare(&mut v, AsksAndGoesOn(spare + 7)),
-        Ok(Some(Short {
-            need: 0,
-            asked: true
-        }))
+        Ok(Some(Short::Asked))
     );
     assert!(v.is_empty());
     let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
@@ -166,25 +153,13 @@ fn a_pass_refused_by_a_room_test_may_fit() {
     assert!(!c.room(spare));
     assert_eq!((c.is_full(), c.written()), (true, None));
     assert!(!c.put(&[4]) && !c.push(5) && !c.room(1));
-    assert_eq!(
-        c.short(spare),
-        Short {
-            need: 0,
-            asked: true
-        }
-    );
+    assert_eq!(c.short(spare), Short::Asked);
     // A write refused first: one more byte than the room, whatever a room
     // test asked afterwards.
     let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
     assert!(!c.put(&vec![0; spare + 1]));
     assert!(!c.room(1));
-    assert_eq!(
-        c.short(spare),
-        Short {
-            need: spare + 1,
-            asked: false
-        }
-    );
+    assert_eq!(c.short(spare), Short::Need(spare + 1));
     // Asked for room the buffer has: it fits.
     assert_eq!(fill_spare(&mut v, AsksAndGoesOn(spare - 3)), Ok(None));
     assert_eq!(v, [1, 2, 3, 4, 5]);

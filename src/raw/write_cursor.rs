@@ -33,14 +33,25 @@ pub(crate) struct WriteCursor<'a> {
 /// What a pass that did not fit in a `Vec`'s spare capacity showed
 /// ([`fill_spare`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Short {
-    /// Bytes the value needs at least, which a second pass of the same
-    /// value must reach: one more than the spare capacity when a write
-    /// did not fit; 0 when a room test refused (the position then is not
-    /// kept: below).
-    pub(crate) need: usize,
-    /// A room test refused: the value may fit in the spare capacity.
-    pub(crate) asked: bool,
+pub(crate) enum Short {
+    /// A write did not fit: the value needs at least these bytes (one
+    /// more than the spare capacity), which a second pass of the same
+    /// value must reach.
+    Need(usize),
+    /// A room test refused: the value may fit in the spare capacity (the
+    /// position then is not kept: below).
+    Asked,
+}
+
+impl Short {
+    /// Bytes the value needs at least: 0 after a room test's refusal.
+    #[inline]
+    pub(crate) fn need(self) -> usize {
+        match self {
+            Short::Need(n) => n,
+            Short::Asked => 0,
+        }
+    }
 }
 
 impl<'a> WriteCursor<'a> {
@@ -212,15 +223,9 @@ impl<'a> WriteCursor<'a> {
     /// value needs ([`Short`]).
     pub(super) fn short(&self, room: usize) -> Short {
         if self.asked {
-            Short {
-                need: 0,
-                asked: true,
-            }
+            Short::Asked
         } else {
-            Short {
-                need: room.saturating_add(1),
-                asked: false,
-            }
+            Short::Need(room.saturating_add(1))
         }
     }
 
@@ -304,10 +309,7 @@ pub(crate) fn fill_spare<F: FillSpare>(out: &mut Vec<u8>, f: F) -> Result<Option
     // Over the same buffer (so `n <= room`), and not full; else the
     // value needs more than the room, or may (a room test refused).
     if cur.buf.as_ptr() != at || cur.buf.len() != room {
-        return Ok(Some(Short {
-            need: room.saturating_add(1),
-            asked: false,
-        }));
+        return Ok(Some(Short::Need(room.saturating_add(1))));
     }
     if cur.is_full() {
         return Ok(Some(cur.short(room)));

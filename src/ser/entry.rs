@@ -121,20 +121,22 @@ fn extend_again<const N: usize, T: ?Sized + Serialize>(
     // the next call into this buffer, whose first pass then fits, where a
     // buffer cleared and reused for messages of one shape would otherwise
     // take two passes each time.
-    let want = if short.asked {
-        let room = out.capacity() - out.len();
-        (N + super::FIELDS_ROOM).max(room.saturating_add(1))
-    } else {
-        short.need
+    let need = short.need();
+    let want = match short {
+        Short::Asked => {
+            let room = out.capacity() - out.len();
+            (N + super::FIELDS_ROOM).max(room.saturating_add(1))
+        }
+        Short::Need(n) => n,
     };
-    if out.try_reserve(want).is_err() && out.try_reserve(short.need).is_err() {
-        return Err(too_big_to_hold(short.need));
+    if out.try_reserve(want).is_err() && out.try_reserve(need).is_err() {
+        return Err(too_big_to_hold(need));
     }
     let start = out.len();
     extend_grow(out, head, value, limits)?;
-    if out.len() - start < short.need {
+    if out.len() - start < need {
         out.truncate(start);
-        return Err(second_pass_differs(short.need));
+        return Err(second_pass_differs(need));
     }
     Ok(())
 }
