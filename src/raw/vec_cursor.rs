@@ -189,7 +189,8 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
         // keeps the first `pos` bytes and reads the new pointer and
         // capacity), so the destination is inside the allocation; `b` is a
         // shared borrow apart from the cursor (held uniquely here), so they
-        // do not overlap; afterwards the first `end` bytes are initialized.
+        // do not overlap; afterwards the first `pos + b.len()` bytes are
+        // initialized.
         unsafe { ptr::copy_nonoverlapping(b.as_ptr(), self.dst(), b.len()) };
         // `at + n <= 0` (above): no wrap.
         self.at += n;
@@ -221,8 +222,8 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
         }
         // SAFETY: `cap - pos >= 4 + b.len()` (tested, or made by `grow`),
         // so both destinations are inside the allocation; `b` does not
-        // overlap it (as in `put`); afterwards the first `end` bytes are
-        // initialized.
+        // overlap it (as in `put`); afterwards the first `pos + n` bytes
+        // are initialized.
         unsafe {
             let dst = self.dst();
             dst.cast::<[u8; 4]>().write_unaligned(count.to_le_bytes());
