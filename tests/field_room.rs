@@ -119,6 +119,39 @@ fn a_growing_vec_makes_the_room_asked_in_one_call() {
     }
 }
 
+/// Any other writer gets the bytes through a staging buffer drained at
+/// every 64 KiB, which a struct's room test grows instead: structs on
+/// both sides of each drain, and after a growth inside one, give
+/// `to_vec`'s bytes, in writes that add up to them.
+#[test]
+fn structs_across_the_staging_buffers_drains() {
+    struct Chunks(Vec<u8>, usize);
+    impl std::io::Write for Chunks {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.extend_from_slice(b);
+            self.1 += 1;
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    // 8-byte structs (128 bytes of room asked each), 3 bytes of count
+    // skew per step so the drains fall at every offset in a struct.
+    for skew in 0..4usize {
+        let value: (Vec<u8>, Vec<Flags>) = (
+            vec![7; skew * 3],
+            (0..30_000u32).map(|i| flags((i % 200) as u8)).collect(),
+        );
+        let want = kiln_serde::to_vec(&value).unwrap();
+        assert!(want.len() > 3 * 65536);
+        let mut w = Chunks(Vec::new(), 0);
+        kiln_serde::to_writer(&mut w, &value).unwrap();
+        assert_eq!(w.0, want, "skew {skew}");
+        assert!(w.1 > 3, "skew {skew}: {} writes", w.1);
+    }
+}
+
 /// A sequence of small structs whose last ones fall where the room test
 /// asks more than is left: the same bytes as `to_vec`, into every spare
 /// capacity, with at most two calls.

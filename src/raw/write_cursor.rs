@@ -43,17 +43,6 @@ pub(crate) enum Short {
     Asked,
 }
 
-impl Short {
-    /// Bytes the value needs at least: 0 after a room test's refusal.
-    #[inline]
-    pub(crate) fn need(self) -> usize {
-        match self {
-            Short::Need(n) => n,
-            Short::Asked => 0,
-        }
-    }
-}
-
 impl<'a> WriteCursor<'a> {
     /// At the start of `buf`.
     #[inline]

@@ -121,13 +121,12 @@ fn extend_again<const N: usize, T: ?Sized + Serialize>(
     // the next call into this buffer, whose first pass then fits, where a
     // buffer cleared and reused for messages of one shape would otherwise
     // take two passes each time.
-    let need = short.need();
-    let want = match short {
+    let (need, want) = match short {
         Short::Asked => {
             let room = out.capacity() - out.len();
-            (N + super::FIELDS_ROOM).max(room.saturating_add(1))
+            (0, (N + super::FIELDS_ROOM).max(room.saturating_add(1)))
         }
-        Short::Need(n) => n,
+        Short::Need(n) => (n, n),
     };
     if out.try_reserve(want).is_err() && out.try_reserve(need).is_err() {
         return Err(too_big_to_hold(need));
