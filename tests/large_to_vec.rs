@@ -3,7 +3,7 @@
 //! a reused buffer: one room test for a struct's or tuple's fields (up to
 //! 32 of them, 16 bytes each). That room is past every such test when the
 //! count was right, so no test refuses: the value's `Serialize` runs twice
-//! (the count, the write), the bytes are `to_writer`'s, and the spare
+//! (the count, the write), the bytes are `to_slice`'s, and the spare
 //! capacity is exactly 512. Smaller values keep an exact buffer.
 
 #[path = "support/dup_map.rs"]
@@ -36,10 +36,14 @@ fn rows(n: usize) -> Rows {
     (rows, [(); 32])
 }
 
-fn by_writer<T: Serialize>(value: &T) -> Vec<u8> {
-    let mut w = Vec::new();
-    kiln_serde::to_writer(&mut w, value).unwrap();
-    w
+/// The reference bytes: `to_slice` into a buffer of exactly their size,
+/// a pass with a test per write and no room tests (since session 44 every
+/// growing `Vec`, `to_writer`'s included, has them too).
+fn by_slice<T: Serialize>(value: &T) -> Vec<u8> {
+    let mut buf = vec![0u8; kiln_serde::serialized_size(value).unwrap() as usize];
+    let n = kiln_serde::to_slice(&mut buf, value).unwrap();
+    assert_eq!(n, buf.len());
+    buf
 }
 
 #[test]
@@ -49,9 +53,9 @@ fn a_large_value_is_written_once_after_the_count_with_512_bytes_spare() {
     // 4 + 64 * n bytes: from 63,940 to 66,564, across 64 KiB.
     for n in 999..1040 {
         let value = rows(n);
-        let want = by_writer(&value);
+        let want = by_slice(&value);
         let got = kiln_serde::to_vec(&Counting(&calls, &value)).unwrap();
-        assert!(got == want, "{n} rows: not to_writer's bytes");
+        assert!(got == want, "{n} rows: not to_slice's bytes");
         // A refused room test would take a third pass.
         assert_eq!(calls.replace(0), 2, "{n} rows");
         let spare = if got.len() > SMALL { ROOM } else { 0 };
@@ -80,7 +84,8 @@ fn err<T>(r: kiln_serde::Result<T>) -> kiln_serde::Error {
 
 /// A large value's own errors, after room tests: `to_writer`'s code,
 /// offset and detail (TYPE for duplicate keys, spec 2.1; LIMIT for depth,
-/// spec 6, and for the size limit), past 64 KiB.
+/// spec 6, and for the size limit), past 64 KiB; and `to_slice`'s into a
+/// buffer with room for it, a pass without room tests.
 #[test]
 fn a_large_values_own_error_is_to_writers() {
     let same = |a: kiln_serde::Error, b: kiln_serde::Error| {
@@ -89,6 +94,7 @@ fn a_large_values_own_error_is_to_writers() {
             (b.code(), b.offset(), b.detail())
         );
     };
+    let mut buf = vec![0u8; 1 << 20];
     let dup = (rows(1100), Dup);
     let e = err(kiln_serde::to_vec(&dup));
     assert!(e.offset() > Some(SMALL as u64), "{e}");
@@ -96,6 +102,7 @@ fn a_large_values_own_error_is_to_writers() {
         err(kiln_serde::to_vec(&dup)),
         err(kiln_serde::to_writer(Vec::new(), &dup)),
     );
+    same(e, err(kiln_serde::to_slice(&mut buf, &dup)));
 
     // `rows` is 1 deep (its `Vec`; tuples add none), the options 3.
     let deep = (rows(1100), Some(Some(Some(1u8))));
@@ -106,6 +113,7 @@ fn a_large_values_own_error_is_to_writers() {
         err(opts.to_vec(&deep)),
         err(opts.to_writer(Vec::new(), &deep)),
     );
+    same(e, err(opts.to_slice(&mut buf, &deep)));
 
     // A limit above 64 KiB but below the value (no offset): the buffer is
     // sized to the limit, with room past it.
@@ -115,6 +123,7 @@ fn a_large_values_own_error_is_to_writers() {
         err(opts.to_vec(&big)),
         err(opts.to_writer(Vec::new(), &big)),
     );
+    same(err(opts.to_vec(&big)), err(opts.to_slice(&mut buf, &big)));
 }
 
 /// `extra` bytes more on every call after the first.
