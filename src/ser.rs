@@ -19,6 +19,7 @@ mod entry;
 mod key;
 mod map;
 mod out;
+mod retry;
 mod size;
 
 use block::BlockOnly;
@@ -630,7 +631,7 @@ impl<O: Out> ser::SerializeSeq for SeqSer<'_, '_, O> {
     #[inline]
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.n += 1;
-        value.serialize(&mut *self.ser)?;
+        self.ser.element(value)?;
         // With a count to patch, `pending` holds the flush back.
         self.ser.maybe_flush()
     }

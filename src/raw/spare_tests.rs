@@ -164,3 +164,49 @@ fn a_pass_refused_by_a_room_test_may_fit() {
     assert_eq!(fill_spare(&mut v, AsksAndGoesOn(spare - 3)), Ok(None));
     assert_eq!(v, [1, 2, 3, 4, 5]);
 }
+
+/// `reopen` undoes a refused room test only: over initialized bytes (a
+/// `[u8]`, not a `Vec`'s spare capacity), full by room tests alone, back
+/// to a mark before the end. A reborrow writes on from there, and `resume`
+/// takes its position over the same buffer only.
+#[test]
+fn a_refused_room_test_reopened_at_a_mark() {
+    let mut buf = [0u8; 8];
+    let mut c = WriteCursor::new(&mut buf);
+    c.put(&[1, 2, 3]);
+    let mark = c.len();
+    // Not refused: nothing to undo.
+    assert!(!c.reopen(mark));
+    c.push(4);
+    assert!(!c.room(16) && c.asked() && c.is_full());
+    assert_eq!(c.len(), 8);
+    // A mark at or past the end (one taken once full) is refused.
+    assert!(!c.reopen(8) && !c.reopen(9) && c.is_full());
+    assert!(c.reopen(mark));
+    assert!(!c.is_full() && !c.asked());
+    assert_eq!(c.written(), Some(&[1, 2, 3][..]));
+    let spot = {
+        let mut r = c.reborrow();
+        r.put_counted(1, &[9]);
+        r.spot()
+    };
+    assert_eq!(c.len(), 3);
+    assert!(c.resume(spot));
+    assert_eq!(c.written(), Some(&[1, 2, 3, 1, 0, 0, 0, 9][..]));
+    // Another buffer's spot changes nothing.
+    let mut other = [0u8; 8];
+    let o = WriteCursor::new(&mut other);
+    assert!(!c.resume(o.spot()));
+    assert_eq!(c.len(), 8);
+
+    // A write that did not fit is no room test's: not reopened.
+    let mut buf = [0u8; 4];
+    let mut c = WriteCursor::new(&mut buf);
+    c.put(&[1; 5]);
+    assert!(c.is_full() && !c.asked() && !c.reopen(0));
+    // Nor is a cursor over uninitialized bytes.
+    let mut v: Vec<u8> = Vec::with_capacity(8);
+    let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
+    c.push(1);
+    assert!(!c.room(64) && c.asked() && !c.reopen(0));
+}

@@ -28,6 +28,21 @@ pub(crate) struct WriteCursor<'a> {
     full: bool,
     /// A room test made it full, before any write did: the value may fit.
     asked: bool,
+    /// Every byte of the buffer is initialized (made by [`new`](Self::new)
+    /// over a `[u8]`), so that [`reopen`](Self::reopen) may move the
+    /// position to any point of it.
+    init: bool,
+}
+
+/// A [`WriteCursor`]'s position and state, apart from its borrow
+/// ([`WriteCursor::spot`]). Its invariant holds for the buffer it names.
+#[derive(Clone, Copy)]
+pub(crate) struct Spot {
+    /// The buffer's address and length.
+    buf: (usize, usize),
+    at: isize,
+    full: bool,
+    asked: bool,
 }
 
 /// What a pass that did not fit in a `Vec`'s spare capacity showed
@@ -51,7 +66,10 @@ impl<'a> WriteCursor<'a> {
         // ever stores initialized bytes through it, so `buf` stays a valid
         // `[u8]` for its owner.
         let buf = unsafe { &mut *(buf as *mut [u8] as *mut [MaybeUninit<u8>]) };
-        Self::new_uninit(buf)
+        WriteCursor {
+            init: true,
+            ..Self::new_uninit(buf)
+        }
     }
 
     /// At the start of `buf`, whose bytes need not be initialized (a
@@ -70,6 +88,7 @@ impl<'a> WriteCursor<'a> {
             at,
             full: false,
             asked: false,
+            init: false,
         }
     }
 
@@ -185,6 +204,74 @@ impl<'a> WriteCursor<'a> {
         if self.at > -n {
             return self.refuse_room();
         }
+        true
+    }
+
+    /// Whether it is full because a room test refused (no write did).
+    #[inline]
+    pub(crate) fn asked(&self) -> bool {
+        self.full && self.asked
+    }
+
+    /// Undoes a refused room test: the cursor writes again from `mark`, a
+    /// [`len`](Self::len) it had before the refusal, and true. False,
+    /// nothing changed, unless the cursor is full by room tests alone
+    /// ([`asked`](Self::asked)), its bytes are all initialized (made by
+    /// [`new`](Self::new): the field's invariant then holds at any
+    /// position) and `mark` is before the buffer's end. A full cursor's
+    /// `len` is the end (its position is not kept), so a mark taken once
+    /// full (a `Serialize` impl that went on past a refusal it was handed)
+    /// is refused too; one taken at the end while not full loses nothing
+    /// by it (the value then fits only if it writes nothing, and the
+    /// caller writes it again by other means).
+    #[inline]
+    pub(crate) fn reopen(&mut self, mark: usize) -> bool {
+        if !self.asked() || !self.init || mark >= self.buf.len() {
+            return false;
+        }
+        // `-len <= mark - len <= 0`; `len <= isize::MAX`.
+        self.at = mark as isize - self.buf.len() as isize;
+        self.full = false;
+        self.asked = false;
+        true
+    }
+
+    /// A cursor over the same buffer in the same state, for a pass of its
+    /// own; [`resume`](Self::resume) takes its state back.
+    #[inline]
+    pub(crate) fn reborrow(&mut self) -> WriteCursor<'_> {
+        WriteCursor {
+            buf: &mut *self.buf,
+            at: self.at,
+            full: self.full,
+            asked: self.asked,
+            init: self.init,
+        }
+    }
+
+    /// The position and state of a [`reborrow`](Self::reborrow), ended,
+    /// for [`resume`](Self::resume).
+    #[inline]
+    pub(crate) fn spot(&self) -> Spot {
+        Spot {
+            buf: (self.buf.as_ptr() as usize, self.buf.len()),
+            at: self.at,
+            full: self.full,
+            asked: self.asked,
+        }
+    }
+
+    /// Takes the position and state of a [`reborrow`](Self::reborrow) of
+    /// this cursor that has written since (its [`spot`](Self::spot)):
+    /// false, nothing changed, when it was over another buffer.
+    #[inline]
+    pub(crate) fn resume(&mut self, spot: Spot) -> bool {
+        if spot.buf != (self.buf.as_ptr() as usize, self.buf.len()) {
+            return false;
+        }
+        self.at = spot.at;
+        self.full = spot.full;
+        self.asked = spot.asked;
         true
     }
 

@@ -361,11 +361,22 @@ pub(crate) fn fill_slice<const N: usize, T: ?Sized + Serialize>(
     limits: &Limits,
 ) -> Result<usize> {
     let capacity = buf.len();
-    let mut ser = Serializer::with_sink(SliceOut::new(buf), Sink::None, limits);
-    let r = ser.write_value(N, head, value, limits.limit);
-    let full = ser.out.is_full();
+    let mut ser = Serializer::with_sink(
+        SliceOut::<{ pass::SLICE_ROOM }>::over(buf),
+        Sink::None,
+        limits,
+    );
+    let mut r = ser.write_value(N, head, value, limits.limit);
+    let (mut full, mut len) = (ser.out.is_full(), ser.out.len());
+    if ser.out.is_asked() {
+        // A room test refused outside any sequence element or map value
+        // (`ser/retry.rs`): the value again, a test per write.
+        let mut ser = Serializer::with_sink(SliceOut::new(buf), Sink::None, limits);
+        r = ser.write_value(N, head, value, limits.limit);
+        (full, len) = (ser.out.is_full(), ser.out.len());
+    }
     match r {
-        Ok(()) if !full => Ok(ser.out.len()),
+        Ok(()) if !full => Ok(len),
         Err(e) if !full && !e.is_full_pending() => Err(e),
         // It did not fit: what it needs (more than the buffer, whatever a
         // second call of its `Serialize` says), or its own error (which

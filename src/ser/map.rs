@@ -133,7 +133,7 @@ impl<O: Out> ser::SerializeMap for MapSer<'_, '_, O> {
 
     #[inline]
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        value.serialize(&mut *self.ser)?;
+        self.ser.element(value)?;
         let e = Entry {
             key: self.key,
             start: self.entry_start,

@@ -11,6 +11,10 @@
 //! point then finds what the value needs, or its own error, with a pass
 //! of its own (`ser/entry.rs`).
 
+use serde::Serialize;
+
+use super::retry::Mark;
+use super::Serializer;
 use crate::error::{Error, Result};
 use crate::raw::{VecCursor, WriteCursor};
 
@@ -65,6 +69,36 @@ pub trait Out {
 
     /// Cuts the output back to `n` bytes (`n <= len`).
     fn truncate(&mut self, n: usize);
+
+    /// Whether a refused room test is retried where a value can be
+    /// written again (a sequence element, a map value:
+    /// [`Serializer::element`](super::Serializer)), by
+    /// [`retry`](Self::retry) (`to_slice`'s pass, `ser/retry.rs`).
+    const RETRY: bool = false;
+
+    /// Where a value written from here could be written again from (for
+    /// [`retry`](Self::retry)).
+    #[inline]
+    fn mark(&self) -> usize {
+        0
+    }
+
+    /// With [`RETRY`](Self::RETRY): writes `value` again from `mark`,
+    /// where writing it ended with `e`, when `e` was a room test's
+    /// refusal; else `Err(e)`.
+    #[inline]
+    fn retry<T: ?Sized + Serialize>(
+        ser: &mut Serializer<'_, Self>,
+        mark: Mark,
+        value: &T,
+        e: Error,
+    ) -> Result<()>
+    where
+        Self: Sized,
+    {
+        let _ = (ser, mark, value);
+        Err(e)
+    }
 
     /// Every byte written, or `None` when some were not stored.
     fn written(&self) -> Option<&[u8]>;
@@ -187,9 +221,11 @@ vec_out!(StreamOut, true);
 /// With room tests ([`pass::room`]), [`Out::room_for`] tests the room and
 /// a refusal ends the pass: only where the buffer has room past the value
 /// for them (a large `to_vec`'s) or a pass that ends early costs little
-/// and is run again (`to_extend`'s reused buffer). A `to_slice` buffer or
-/// a new `Vec` sized to fit the value exactly would have its last struct
-/// refused.
+/// and is run again (`to_extend`'s reused buffer), or where the values it
+/// ends in are written again (`to_slice`'s, `pass::SLICE_ROOM`: the
+/// nearest sequence element or map value, `ser/retry.rs`). A new `Vec`
+/// sized to fit the value exactly would have its last struct refused, and
+/// its spare capacity is not initialized, which a retry's cursor needs.
 pub struct SliceOut<'s, const PASS: u8 = { pass::SLICE }> {
     cur: WriteCursor<'s>,
 }
@@ -228,12 +264,16 @@ pub(crate) mod pass {
     pub(crate) const NEW_ROOMY: u8 = 2;
     /// `to_extend`: a reused `Vec`'s spare capacity. Room tests.
     pub(crate) const REUSED: u8 = 3;
+    /// `to_slice`: a caller's buffer, with room tests, a refusal retried
+    /// where it can be (`ser/retry.rs`), else the value written again by
+    /// a [`SLICE`] pass.
+    pub(crate) const SLICE_ROOM: u8 = 4;
 
     /// Whether the pass tests room for a run of fields
     /// ([`super::Out::room_for`]).
     #[inline(always)]
     pub(crate) const fn room(pass: u8) -> bool {
-        pass == NEW_ROOMY || pass == REUSED
+        pass == NEW_ROOMY || pass == REUSED || pass == SLICE_ROOM
     }
 }
 
@@ -248,6 +288,14 @@ impl<'s> SliceOut<'s> {
 }
 
 impl<'s, const PASS: u8> SliceOut<'s, PASS> {
+    /// An empty output over `buf`, for a pass of kind `PASS`.
+    #[inline]
+    pub(crate) fn over(buf: &'s mut [u8]) -> Self {
+        SliceOut {
+            cur: WriteCursor::new(buf),
+        }
+    }
+
     /// An output over a cursor on a `Vec`'s spare capacity
     /// ([`crate::raw::fill_spare`]'s).
     #[inline]
@@ -262,11 +310,23 @@ impl<'s, const PASS: u8> SliceOut<'s, PASS> {
     }
 }
 
-impl<const PASS: u8> SliceOut<'_, PASS> {
+impl<'s, const PASS: u8> SliceOut<'s, PASS> {
     /// Whether some bytes did not fit.
     #[inline]
     pub fn is_full(&self) -> bool {
         self.cur.is_full()
+    }
+
+    /// Whether it is full because a room test refused (no write did).
+    #[inline]
+    pub(crate) fn is_asked(&self) -> bool {
+        self.cur.asked()
+    }
+
+    /// The cursor, for a retry (`ser/retry.rs`).
+    #[inline]
+    pub(super) fn cursor(&mut self) -> &mut WriteCursor<'s> {
+        &mut self.cur
     }
 }
 
@@ -333,6 +393,28 @@ impl<const PASS: u8> Out for SliceOut<'_, PASS> {
         // Called while not full (sorting a map in place); once full it
         // changes nothing.
         self.cur.truncate(n);
+    }
+
+    const RETRY: bool = PASS == pass::SLICE_ROOM;
+
+    #[inline]
+    fn mark(&self) -> usize {
+        self.cur.len()
+    }
+
+    #[cold]
+    #[inline(always)]
+    fn retry<T: ?Sized + Serialize>(
+        ser: &mut Serializer<'_, Self>,
+        mark: Mark,
+        value: &T,
+        e: Error,
+    ) -> Result<()> {
+        if PASS == pass::SLICE_ROOM {
+            super::retry::again(ser, mark, value, e)
+        } else {
+            Err(e)
+        }
     }
 
     #[inline]

@@ -1,0 +1,114 @@
+//! `to_slice`'s room tests (`pass::SLICE_ROOM`): a struct's fields follow
+//! one test for all of them ([`Out::room_for`]), as in a reused buffer, in
+//! a buffer that cannot grow and may be the value's exact size, where the
+//! last structs' tests refuse.
+//!
+//! A refusal makes the cursor full and returns [`Error::full_pending`] up
+//! through the value's `Serialize` code, so that the path past a test that
+//! passed knows the room, and LLVM drops the fields' own tests. The
+//! nearest sequence element or map value that holds the refusal
+//! ([`Serializer::element`]) then writes its value again from where it
+//! started, through a pass with a test per write (`pass::SLICE`) over a
+//! reborrow of the same cursor. The bytes are the same, and only values
+//! within 512 bytes of the slice's end are written twice (the first time
+//! up to a room test). A refusal outside any element (a struct at the
+//! top, or a frame header's test) leaves the cursor full and "asked", and
+//! `to_slice` writes the whole value again by the `SLICE` pass
+//! (`ser/entry.rs`), as it does when a `Serialize` impl went on past a
+//! refusal it was handed.
+//!
+//! Callgrind, `to_slice`, LTO / no LTO: `mesh` 6.50 / 6.63 -> 3.00 / 3.88
+//! M, `updates` 4.23 / 5.34 -> 3.71 / 4.44 M, `log` 1.34 / 1.53 -> 1.28 /
+//! 1.39 M, `savedata` 1.50 / 1.66 -> 1.54 / 1.58 M. In time `mesh` 238 /
+//! 242 -> 145 / 206 µs, `updates` 363 -> 395 µs with LTO (BENCHMARKS.md).
+//! The retry inlined (`#[inline(always)]`): as a call it took the
+//! serializer's address, which then lived in memory through every
+//! element (`mesh` in a crate of its own: 246 µs, inlined 131). The mark
+//! is the position and the depth only, the position taken as is (a
+//! `full` test there cost `savedata` 0.13 M): `WriteCursor::reopen`
+//! refuses a mark taken once full instead.
+//!
+//! Tried first, and dropped: a refusal that moved the writes to a stack
+//! scratch buffer and went on. The path past the test then joined the
+//! switch's, the buffer's address became a loop-carried value, and kept
+//! in memory it was reloaded around every write (`mesh` 222 -> 250-400
+//! µs in a crate of its own).
+
+use serde::Serialize;
+
+use super::out::{pass, Out, SliceOut};
+use super::{Serializer, Sink};
+use crate::error::{Error, Result};
+
+/// Where a value started, to write it again from: the output's
+/// [`Out::mark`], and the nesting depth then (spec 6: the levels the
+/// first try entered and did not leave are not open).
+///
+/// The rest of the serializer's state needs no mark. `pending` (open maps
+/// and unknown-length seqs) holds back a stream's flushes only, and a
+/// retrying output is never a stream; a first try's unclosed ones leave
+/// it high, never low, so no later `-= 1` wraps. `last_str` is read only
+/// right after the map key that sets it (`ser/map.rs`), and a map's end
+/// clears it, so the retry's final value is the first try's.
+#[derive(Clone, Copy)]
+pub struct Mark {
+    at: usize,
+    depth: u32,
+}
+
+impl<O: Out> Serializer<'_, O> {
+    /// Writes a sequence element or map value: `value.serialize`, and for
+    /// an output with [`Out::RETRY`], its refused room test retried
+    /// ([`Out::retry`]).
+    #[inline(always)]
+    pub(super) fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        if !O::RETRY {
+            return value.serialize(&mut *self);
+        }
+        let mark = Mark {
+            at: self.out.mark(),
+            depth: self.depth,
+        };
+        match value.serialize(&mut *self) {
+            Err(e) if e.is_full_pending() => O::retry(self, mark, value, e),
+            r => r,
+        }
+    }
+}
+
+/// [`Out::retry`] for `pass::SLICE_ROOM`: when the cursor is full by a
+/// room test alone and `mark` was taken before, writes `value` again from
+/// `mark` with a test per write, over the same cursor; else `Err(e)`.
+#[inline(always)]
+pub(super) fn again<const PASS: u8, T: ?Sized + Serialize>(
+    ser: &mut Serializer<'_, SliceOut<'_, PASS>>,
+    mark: Mark,
+    value: &T,
+    e: Error,
+) -> Result<()> {
+    if !ser.out.cursor().reopen(mark.at) {
+        return Err(e);
+    }
+    let cur = ser.out.cursor();
+    let mut careful = Serializer {
+        out: SliceOut::<{ pass::SLICE }>::from_cursor(cur.reborrow()),
+        depth: mark.depth,
+        max_depth: ser.max_depth,
+        flushed: ser.flushed,
+        sink: Sink::None,
+        pending: ser.pending,
+        last_str: ser.last_str,
+        limit: ser.limit,
+        prefix: ser.prefix,
+    };
+    let r = value.serialize(&mut careful);
+    let (depth, pending, last_str) = (careful.depth, careful.pending, careful.last_str);
+    let spot = careful.out.into_cursor().spot();
+    if !ser.out.cursor().resume(spot) {
+        return Err(e);
+    }
+    ser.depth = depth;
+    ser.pending = pending;
+    ser.last_str = last_str;
+    r
+}
