@@ -136,9 +136,15 @@ fn map_values_and_a_struct_at_the_top() {
     let map: BTreeMap<String, Triangle> =
         (0..30).map(|i| (format!("k{i:02}"), triangle(i))).collect();
     fits_like_to_vec(&map);
-    // No element holds these structs' room tests: the whole value again.
+    // No element holds these structs' room tests: the whole value again
+    // (in a slice over 1 KiB; a smaller one is written with a test per
+    // write from the start).
     fits_like_to_vec(&triangle(9));
-    fits_like_to_vec(&(triangle(1), record(4), triangle(2)));
+    fits_like_to_vec(&("s".repeat(1500), triangle(1), record(4), triangle(2)));
+    // Slices from 1,000 to 1,600 bytes: both kinds of pass.
+    let mesh: Vec<Triangle> = (0..20).map(triangle).collect();
+    assert_eq!(kiln_serde::to_vec(&mesh).unwrap().len(), 964);
+    fits_like_to_vec(&(mesh, "tail"));
 }
 
 /// The first `Serialize` call of an element ends at its room test, before
@@ -177,7 +183,7 @@ fn a_retry_starts_at_the_elements_depth() {
     enum Wrap {
         Pair { t: (u32, u32), c: u8 },
     }
-    let v: Vec<Wrap> = (0..50)
+    let v: Vec<Wrap> = (0..200)
         .map(|i| Wrap::Pair {
             t: (i, i + 1),
             c: 7,
@@ -203,17 +209,17 @@ fn an_error_inside_a_retried_element_is_the_values_own() {
         a: u64,
         m: Option<Dup>,
     }
-    let v: Vec<Item> = (0..20)
+    let v: Vec<Item> = (0..200)
         .map(|i| Item {
             a: i,
-            m: (i == 19).then_some(Dup),
+            m: (i == 199).then_some(Dup),
         })
         .collect();
     let want = kiln_serde::to_vec(&v).unwrap_err();
     assert_eq!(want.code(), ErrorCode::Type);
     // The bytes up to the last item's map, and a few more: its room test
     // (32 bytes) refuses, and the retry meets the duplicate key.
-    let before = 4 + 19 * 9 + 8 + 1 + 4;
+    let before = 4 + 199 * 9 + 8 + 1 + 4;
     for len in before..before + 40 {
         let mut buf = vec![0u8; len];
         let e = kiln_serde::to_slice(&mut buf, &v).unwrap_err();
@@ -247,7 +253,7 @@ fn an_impl_that_swallows_the_refusal() {
 /// A frame header's room test asks for the value's first fields too.
 #[test]
 fn a_framed_value_near_the_slice_end() {
-    let mesh = MeshOf((0..30).map(|i| triangle(i).into()).collect());
+    let mesh = MeshOf((0..200).map(|i| triangle(i).into()).collect());
     let want = kiln_serde::framed::to_vec(&mesh).unwrap();
     for slack in 0..600 {
         let mut buf = vec![0u8; want.len() + slack];

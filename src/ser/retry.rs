@@ -17,10 +17,12 @@
 //! (`ser/entry.rs`), as it does when a `Serialize` impl went on past a
 //! refusal it was handed.
 //!
-//! Callgrind, `to_slice`, LTO / no LTO: `mesh` 6.50 / 6.63 -> 3.00 / 3.88
-//! M, `updates` 4.23 / 5.34 -> 3.71 / 4.44 M, `log` 1.34 / 1.53 -> 1.28 /
-//! 1.39 M, `savedata` 1.50 / 1.66 -> 1.54 / 1.58 M. In time `mesh` 238 /
-//! 242 -> 145 / 206 µs, `updates` 363 -> 395 µs with LTO (BENCHMARKS.md).
+//! Only in a slice over 1 KiB (`ser/entry.rs`, `ROOMY_SLICE`). Callgrind,
+//! `to_slice`, LTO / no LTO: `mesh` 6.50 / 6.63 -> 3.00 / 3.88 M,
+//! `updates` 4.23 / 5.34 -> 3.67 / 4.44 M, `log` 1.34 / 1.53 -> 1.26 /
+//! 1.39 M, `savedata` 1.50 / 1.66 -> 1.55 / 1.58 M. In time (A/B) `mesh`
+//! 234 / 238 -> 157 / 202 µs, `log` 106 / 125 -> 103 / 103, `savedata` 87
+//! / 88 -> 81 / 87, `updates` 357 / 407 -> 380 / 425 (BENCHMARKS.md).
 //! The retry inlined (`#[inline(always)]`): as a call it took the
 //! serializer's address, which then lived in memory through every
 //! element (`mesh` in a crate of its own: 246 µs, inlined 131). The mark
