@@ -13,8 +13,7 @@
 
 use serde::Serialize;
 
-use super::retry::Mark;
-use super::Serializer;
+use super::{Serializer, Sink};
 use crate::error::{Error, Result};
 use crate::raw::{VecCursor, WriteCursor};
 
@@ -105,6 +104,22 @@ pub trait Out {
 
     /// As [`written`](Self::written), to patch in place.
     fn written_mut(&mut self) -> Option<&mut [u8]>;
+}
+
+/// Where a value started, to write it again from: the output's
+/// [`Out::mark`], and the nesting depth then (spec 6: the levels the
+/// first try entered and did not leave are not open).
+///
+/// The rest of the serializer's state needs no mark. `pending` (open maps
+/// and unknown-length seqs) holds back a stream's flushes only, and a
+/// retrying output is never a stream; a first try's unclosed ones leave
+/// it high, never low, so no later `-= 1` wraps. `last_str` is read only
+/// right after the map key that sets it (`ser/map.rs`), and a map's end
+/// clears it, so the retry's final value is the first try's.
+#[derive(Clone, Copy)]
+pub struct Mark {
+    pub(super) at: usize,
+    pub(super) depth: u32,
 }
 
 /// A `Vec` that is the result (`to_extend` without spare capacity; with
@@ -411,7 +426,7 @@ impl<const PASS: u8> Out for SliceOut<'_, PASS> {
         e: Error,
     ) -> Result<()> {
         if PASS == pass::SLICE_ROOM {
-            super::retry::again(ser, mark, value, e)
+            again(ser, mark, value, e)
         } else {
             Err(e)
         }
@@ -426,6 +441,43 @@ impl<const PASS: u8> Out for SliceOut<'_, PASS> {
     fn written_mut(&mut self) -> Option<&mut [u8]> {
         self.cur.written_mut()
     }
+}
+
+/// [`Out::retry`] for `pass::SLICE_ROOM`: when the cursor is full by a
+/// room test alone and `mark` was taken before, writes `value` again from
+/// `mark` with a test per write, over the same cursor; else `Err(e)`.
+#[inline(always)]
+fn again<const PASS: u8, T: ?Sized + Serialize>(
+    ser: &mut Serializer<'_, SliceOut<'_, PASS>>,
+    mark: Mark,
+    value: &T,
+    e: Error,
+) -> Result<()> {
+    if !ser.out.cursor().reopen(mark.at) {
+        return Err(e);
+    }
+    let cur = ser.out.cursor();
+    let mut careful = Serializer {
+        out: SliceOut::<{ pass::SLICE }>::from_cursor(cur.reborrow()),
+        depth: mark.depth,
+        max_depth: ser.max_depth,
+        flushed: ser.flushed,
+        sink: Sink::None,
+        pending: ser.pending,
+        last_str: ser.last_str,
+        limit: ser.limit,
+        prefix: ser.prefix,
+    };
+    let r = value.serialize(&mut careful);
+    let (depth, pending, last_str) = (careful.depth, careful.pending, careful.last_str);
+    let spot = careful.out.into_cursor().spot();
+    if !ser.out.cursor().resume(spot) {
+        return Err(e);
+    }
+    ser.depth = depth;
+    ser.pending = pending;
+    ser.last_str = last_str;
+    r
 }
 
 #[cfg(test)]

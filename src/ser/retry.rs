@@ -15,7 +15,9 @@
 //! top, or a frame header's test) leaves the cursor full and "asked", and
 //! `to_slice` writes the whole value again by the `SLICE` pass
 //! (`ser/entry.rs`), as it does when a `Serialize` impl went on past a
-//! refusal it was handed.
+//! refusal it was handed. The retry itself (`again`) and the [`Mark`]
+//! are `SliceOut`'s, in `ser/out.rs`, so that this file only uses that
+//! one.
 //!
 //! Only in a slice over 1 KiB (`ser/entry.rs`, `ROOMY_SLICE`). Callgrind,
 //! `to_slice`, LTO / no LTO: `mesh` 6.50 / 6.63 -> 3.00 / 3.88 M,
@@ -38,25 +40,9 @@
 
 use serde::Serialize;
 
-use super::out::{pass, Out, SliceOut};
-use super::{Serializer, Sink};
-use crate::error::{Error, Result};
-
-/// Where a value started, to write it again from: the output's
-/// [`Out::mark`], and the nesting depth then (spec 6: the levels the
-/// first try entered and did not leave are not open).
-///
-/// The rest of the serializer's state needs no mark. `pending` (open maps
-/// and unknown-length seqs) holds back a stream's flushes only, and a
-/// retrying output is never a stream; a first try's unclosed ones leave
-/// it high, never low, so no later `-= 1` wraps. `last_str` is read only
-/// right after the map key that sets it (`ser/map.rs`), and a map's end
-/// clears it, so the retry's final value is the first try's.
-#[derive(Clone, Copy)]
-pub struct Mark {
-    at: usize,
-    depth: u32,
-}
+use super::out::{Mark, Out};
+use super::Serializer;
+use crate::error::Result;
 
 impl<O: Out> Serializer<'_, O> {
     /// Writes a sequence element or map value: `value.serialize`, and for
@@ -76,41 +62,4 @@ impl<O: Out> Serializer<'_, O> {
             r => r,
         }
     }
-}
-
-/// [`Out::retry`] for `pass::SLICE_ROOM`: when the cursor is full by a
-/// room test alone and `mark` was taken before, writes `value` again from
-/// `mark` with a test per write, over the same cursor; else `Err(e)`.
-#[inline(always)]
-pub(super) fn again<const PASS: u8, T: ?Sized + Serialize>(
-    ser: &mut Serializer<'_, SliceOut<'_, PASS>>,
-    mark: Mark,
-    value: &T,
-    e: Error,
-) -> Result<()> {
-    if !ser.out.cursor().reopen(mark.at) {
-        return Err(e);
-    }
-    let cur = ser.out.cursor();
-    let mut careful = Serializer {
-        out: SliceOut::<{ pass::SLICE }>::from_cursor(cur.reborrow()),
-        depth: mark.depth,
-        max_depth: ser.max_depth,
-        flushed: ser.flushed,
-        sink: Sink::None,
-        pending: ser.pending,
-        last_str: ser.last_str,
-        limit: ser.limit,
-        prefix: ser.prefix,
-    };
-    let r = value.serialize(&mut careful);
-    let (depth, pending, last_str) = (careful.depth, careful.pending, careful.last_str);
-    let spot = careful.out.into_cursor().spot();
-    if !ser.out.cursor().resume(spot) {
-        return Err(e);
-    }
-    ser.depth = depth;
-    ser.pending = pending;
-    ser.last_str = last_str;
-    r
 }
