@@ -421,9 +421,11 @@ fn slice_again<const N: usize, T: ?Sized + Serialize>(
 
 /// [`fill_slice`] tests a struct's room only in a slice longer than this:
 /// in a smaller one a small value's room test (16 bytes a field) would
-/// refuse and have the value written twice (a 32-byte, 8-field struct
-/// into a slice of 32 to 100 bytes, its type beside the call, no LTO:
-/// 1.43 -> 2.90 ns; into 4 KiB 1.44 -> 1.25).
+/// refuse and have the value written twice. A 32-byte, 8-field struct,
+/// its type beside the call, no LTO / LTO: into a slice of 32 to 100
+/// bytes 1.43 / 1.33 ns with a test per write, 2.90 / 1.44 with room
+/// tests at every size, 1.35 / 1.44-1.58 with this threshold; into 4 KiB
+/// 1.42 / 1.33 -> 1.07 / 1.11.
 const ROOMY_SLICE: usize = 1024;
 
 /// The bytes `head` and then `value` take, counted by the real serializer

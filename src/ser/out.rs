@@ -338,9 +338,9 @@ impl<'s, const PASS: u8> SliceOut<'s, PASS> {
         self.cur.asked()
     }
 
-    /// The cursor, for a retry (`ser/retry.rs`).
+    /// The cursor, for a retry ([`again`]).
     #[inline]
-    pub(super) fn cursor(&mut self) -> &mut WriteCursor<'s> {
+    fn cursor(&mut self) -> &mut WriteCursor<'s> {
         &mut self.cur
     }
 }

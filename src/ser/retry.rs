@@ -3,7 +3,7 @@
 //! a buffer that cannot grow and may be the value's exact size, where the
 //! last structs' tests refuse.
 //!
-//! A refusal makes the cursor full and returns [`Error::full_pending`] up
+//! A refusal makes the cursor full and returns `Error::full_pending` up
 //! through the value's `Serialize` code, so that the path past a test that
 //! passed knows the room, and LLVM drops the fields' own tests. The
 //! nearest sequence element or map value that holds the refusal
