@@ -159,6 +159,29 @@ proptest! {
         );
     }
 
+    /// In a slice over 1 KiB `to_slice` tests a struct's room once, and a
+    /// value whose test refused near the slice's end is written again
+    /// (`ser/retry.rs`): `to_vec`'s bytes at any slack, and one byte
+    /// short, LIMIT with the size needed.
+    #[test]
+    fn a_large_to_slice_ending_near_its_slice_end_is_to_vec(
+        vs in prop::collection::vec(rich(), 1..6),
+        pad in 1000usize..1400,
+        slack in 0usize..600,
+    ) {
+        let v = ("p".repeat(pad), vs);
+        let bytes = kiln_serde::to_vec(&v).unwrap();
+        let mut buf = vec![0xA5u8; bytes.len() + slack];
+        let n = kiln_serde::to_slice(&mut buf, &v).unwrap();
+        prop_assert_eq!(&buf[..n], &bytes[..]);
+        let short = bytes.len() - 1;
+        let e = kiln_serde::to_slice(&mut buf[..short], &v).unwrap_err();
+        prop_assert_eq!(
+            e.detail(),
+            kiln_serde::error::ErrorDetail::BufferFull(bytes.len() as u64)
+        );
+    }
+
     /// Without maps `serialized_size` takes the counting pass alone: it
     /// must agree with the bytes (`Rich` has maps, so the test above runs
     /// the encoding fallback).
