@@ -13,7 +13,7 @@ mod counting;
 mod dup_map;
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use counting::Counting;
 use dup_map::Dup;
@@ -136,6 +136,21 @@ fn map_values_and_a_struct_at_the_top() {
     let map: BTreeMap<String, Triangle> =
         (0..30).map(|i| (format!("k{i:02}"), triangle(i))).collect();
     fits_like_to_vec(&map);
+    // Keys that arrive out of order (spec 2: sorted in the slice, after
+    // the values a refusal had written again), and keys whose own room
+    // test refuses (a tuple: outside any map value, so the enclosing
+    // element, the whole map, is written again).
+    let unsorted: HashMap<u32, Triangle> =
+        (0..40).map(|i| (i * 7919 % 1000, triangle(i))).collect();
+    fits_like_to_vec(&unsorted);
+    let tuple_keys: Vec<HashMap<(u32, u16), u8>> = (0..40)
+        .map(|i| {
+            (0..3u32)
+                .map(|k| (((i * 31 + k) % 97, k as u16), k as u8))
+                .collect()
+        })
+        .collect();
+    fits_like_to_vec(&tuple_keys);
     // No element holds these structs' room tests: the whole value again
     // (in a slice over 1 KiB; a smaller one is written with a test per
     // write from the start).

@@ -296,9 +296,7 @@ impl<'s> SliceOut<'s> {
     /// An empty output over `buf`.
     #[inline]
     pub fn new(buf: &'s mut [u8]) -> Self {
-        SliceOut {
-            cur: WriteCursor::new(buf),
-        }
+        Self::over(buf)
     }
 }
 
