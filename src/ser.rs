@@ -259,7 +259,7 @@ impl<'w, O: Out> Serializer<'w, O> {
         let Ok(n) = u32::try_from(v.len()) else {
             return Err(self.count_too_big(v.len(), "length"));
         };
-        self.out.put_counted(n, v);
+        self.out.put_counted::<true>(n, v);
         self.maybe_flush()
     }
 
@@ -298,7 +298,7 @@ impl<'w, O: Out> Serializer<'w, O> {
             let Ok(count) = u32::try_from(n) else {
                 return Err(self.count_too_big(n, "sequence count"));
             };
-            self.out.put_counted(count, v);
+            self.out.put_counted::<false>(count, v);
         } else {
             self.put_count(n, "sequence count")?;
             self.write_raw_block(v)?;

@@ -11,7 +11,7 @@ impl FillSpare for Writes {
     fn fill<'s>(self, mut c: WriteCursor<'s>) -> Result<WriteCursor<'s>, &'static str> {
         c.put(&[1, 2, 3]);
         c.push(4);
-        c.put_counted(2, &[5, 6]);
+        c.put_counted::<false>(2, &[5, 6]);
         Ok(c)
     }
 }
@@ -187,7 +187,7 @@ fn a_refused_room_test_reopened_at_a_mark() {
     assert_eq!(c.written(), Some(&[1, 2, 3][..]));
     let spot = {
         let mut r = c.reborrow();
-        r.put_counted(1, &[9]);
+        r.put_counted::<false>(1, &[9]);
         r.spot()
     };
     assert_eq!(c.len(), 3);

@@ -1,5 +1,6 @@
 //! Unit tests of the unsafe pieces (`.ci/run` runs them under valgrind).
 
+use super::copy::copy_to;
 use super::{
     append, byte_vec_as, fixed_seq, str_from_utf8, vec_as, Append, Block64, Cursor, ThinBox,
     VecCursor, WriteCursor, WIDE_MIN,
@@ -42,17 +43,30 @@ fn vec_cursor_put_counted_is_two_appends() {
         v.extend_from_slice(b);
     };
     let counted = |v: &mut Vec<u8>, b: &[u8]| {
-        with_cursor::<false>(v, |c| c.put_counted(count(b), b));
+        with_cursor::<false>(v, |c| c.put_counted::<false>(count(b), b));
     };
     agree_at_growth_points(counted, two_appends);
     let counted = |v: &mut Vec<u8>, b: &[u8]| {
-        with_cursor::<true>(v, |c| c.put_counted(count(b), b));
+        with_cursor::<true>(v, |c| c.put_counted::<false>(count(b), b));
     };
     agree_at_growth_points(counted, two_appends);
+    // A str's bytes copied inline (`copy_to`): every length to 40.
+    let counted = |v: &mut Vec<u8>, b: &[u8]| {
+        with_cursor::<false>(v, |c| c.put_counted::<true>(count(b), b));
+    };
+    agree_at_growth_points(counted, two_appends);
+    for n in 0..=40 {
+        let b: Vec<u8> = (0..n as u8).map(|i| i.wrapping_mul(37) ^ 0x5a).collect();
+        let mut got = vec![0xEE; 3];
+        let mut want = got.clone();
+        with_cursor::<false>(&mut got, |c| c.put_counted::<true>(count(&b), &b));
+        two_appends(&mut want, &b);
+        assert_eq!(got, want, "n {n}");
+    }
     // Appending a buffer's own earlier bytes (a copy, so no overlap).
     let mut v = b"abc".to_vec();
     let head = v.clone();
-    with_cursor::<true>(&mut v, |c| c.put_counted(3, &head));
+    with_cursor::<true>(&mut v, |c| c.put_counted::<false>(3, &head));
     assert_eq!(v, b"abc\x03\0\0\0abc");
 }
 
@@ -196,7 +210,7 @@ fn vec_cursor_cuts_patches_and_finishes() {
                         want.push(step);
                     }
                     2 => {
-                        c.put_counted(u32::from(step), &[step, !step]);
+                        c.put_counted::<false>(u32::from(step), &[step, !step]);
                         want.extend_from_slice(&u32::from(step).to_le_bytes());
                         want.extend_from_slice(&[step, !step]);
                     }
@@ -326,7 +340,8 @@ fn write_cursor_never_passes_the_end() {
             let ok = match step % 5 {
                 0 => c.put(&[step; 3]),
                 1 => c.push(step),
-                2 => c.put_counted(u32::from(step), &[step]),
+                2 if step < 10 => c.put_counted::<false>(u32::from(step), &[step]),
+                2 => c.put_counted::<true>(u32::from(step), &[step]),
                 3 => c.put_halves([step; 8], [!step; 8]),
                 _ => c.put(&[]),
             };
@@ -376,6 +391,24 @@ fn write_cursor_never_passes_the_end() {
         }
         assert_eq!(buf[..want.len()], want[..]);
         assert!(buf[want.len()..].iter().all(|&b| b == 0xEE), "cap {cap}");
+    }
+}
+
+#[test]
+fn copy_to_copies_exactly_its_bytes_at_every_length_and_offset() {
+    for n in 0..=72usize {
+        // The source in an allocation of exactly `n` bytes, so that a
+        // read past it is one valgrind reports.
+        let src: Vec<u8> = (0..n).map(|i| (i as u8).wrapping_mul(73) ^ 0xc3).collect();
+        for off in 0..9 {
+            let mut dst = vec![0xEEu8; off + n + 9];
+            // SAFETY: `dst[off..]` holds `n + 9` writable bytes, and
+            // `dst` is apart from `src`.
+            unsafe { copy_to(&src, dst.as_mut_ptr().add(off)) };
+            assert_eq!(dst[off..off + n], src[..], "n {n} off {off}");
+            assert!(dst[..off].iter().all(|&b| b == 0xEE), "n {n} off {off}");
+            assert!(dst[off + n..].iter().all(|&b| b == 0xEE), "n {n} off {off}");
+        }
     }
 }
 

@@ -20,6 +20,8 @@
 
 use std::ptr;
 
+use super::copy::copy_to;
+
 /// A `Vec<u8>` written at `pos` (`cap + at`); `STREAM` for a buffer drained as it fills
 /// (it at least doubles when it grows, as `reserve` does anyway, in a body
 /// of its own: one shared grow function merged a stream's and a `Vec`'s
@@ -209,9 +211,10 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
     }
 
     /// Appends a 4-byte count and then `b`, with one room test: the Frozen
-    /// str/bytes (spec 2).
+    /// str/bytes (spec 2). `SHORT`: `b` copied inline ([`copy_to`]), not
+    /// by a call of `memcpy`.
     #[inline]
-    pub(crate) fn put_counted(&mut self, count: u32, b: &[u8]) {
+    pub(crate) fn put_counted<const SHORT: bool>(&mut self, count: u32, b: &[u8]) {
         // No overflow: a slice holds at most `isize::MAX` bytes. Past
         // `isize::MAX` the growth fails (and aborts); below, the cast is
         // exact. (A test LLVM drops where the caller has checked the
@@ -227,7 +230,11 @@ impl<'a, const STREAM: bool> VecCursor<'a, STREAM> {
         unsafe {
             let dst = self.dst();
             dst.cast::<[u8; 4]>().write_unaligned(count.to_le_bytes());
-            ptr::copy_nonoverlapping(b.as_ptr(), dst.add(4), b.len());
+            if SHORT {
+                copy_to(b, dst.add(4));
+            } else {
+                ptr::copy_nonoverlapping(b.as_ptr(), dst.add(4), b.len());
+            }
         }
         self.at += n as isize;
     }

@@ -5,6 +5,8 @@
 
 use std::mem::MaybeUninit;
 
+use super::copy::copy_to;
+
 /// A write position in a caller's buffer, counted from the buffer's end
 /// (`at = pos - len`, at most 0). Only the writes move it, each by its
 /// length after one test of its end, `at + n <= 0`, which for a
@@ -319,7 +321,7 @@ impl<'a> WriteCursor<'a> {
 
     /// Writes a 4-byte count and then `b` when both fit, with one test.
     #[inline]
-    pub(crate) fn put_counted(&mut self, count: u32, b: &[u8]) -> bool {
+    pub(crate) fn put_counted<const SHORT: bool>(&mut self, count: u32, b: &[u8]) -> bool {
         // Longer than any buffer: refused before the sum, which then
         // cannot wrap (`at <= 0`). (A test LLVM drops where the caller
         // has checked the length against `u32::MAX` on a 64-bit target.)
@@ -336,7 +338,11 @@ impl<'a> WriteCursor<'a> {
         unsafe {
             let dst = self.dst();
             dst.cast::<[u8; 4]>().write_unaligned(count.to_le_bytes());
-            std::ptr::copy_nonoverlapping(b.as_ptr(), dst.add(4), b.len());
+            if SHORT {
+                copy_to(b, dst.add(4));
+            } else {
+                std::ptr::copy_nonoverlapping(b.as_ptr(), dst.add(4), b.len());
+            }
         }
         self.at = end;
         true

@@ -54,8 +54,9 @@ pub trait Out {
         Ok(())
     }
 
-    /// Appends a 4-byte count and then `b`.
-    fn put_counted(&mut self, count: u32, b: &[u8]);
+    /// Appends a 4-byte count and then `b`; `SHORT`: a str's bytes, copied
+    /// inline, not by a call of `memcpy` (`raw::copy`).
+    fn put_counted<const SHORT: bool>(&mut self, count: u32, b: &[u8]);
 
     /// Appends `head` (a frame header, or nothing: no room test then,
     /// which LLVM could not drop on its own).
@@ -195,8 +196,8 @@ macro_rules! vec_out {
             }
 
             #[inline]
-            fn put_counted(&mut self, count: u32, b: &[u8]) {
-                self.0.put_counted(count, b);
+            fn put_counted<const SHORT: bool>(&mut self, count: u32, b: &[u8]) {
+                self.0.put_counted::<SHORT>(count, b);
             }
 
             #[inline]
@@ -376,8 +377,8 @@ impl<const PASS: u8> Out for SliceOut<'_, PASS> {
     }
 
     #[inline]
-    fn put_counted(&mut self, count: u32, b: &[u8]) {
-        self.cur.put_counted(count, b);
+    fn put_counted<const SHORT: bool>(&mut self, count: u32, b: &[u8]) {
+        self.cur.put_counted::<SHORT>(count, b);
     }
 
     #[inline]
@@ -489,7 +490,7 @@ mod tests {
         o.put(&[1, 2]);
         o.push(3);
         assert_eq!(o.written(), Some(&[1, 2, 3][..]));
-        o.put_counted(1, &[9]);
+        o.put_counted::<false>(1, &[9]);
         assert!(o.is_full());
         // Full: the position is the end (the entry points count what the
         // value needs with a pass of their own).
@@ -504,7 +505,7 @@ mod tests {
 
         let mut buf = [0u8; 7];
         let mut o = SliceOut::new(&mut buf);
-        o.put_counted(2, &[7, 8]);
+        o.put_counted::<true>(2, &[7, 8]);
         o.push(1);
         o.truncate(6);
         assert_eq!(o.written(), Some(&[2, 0, 0, 0, 7, 8][..]));
