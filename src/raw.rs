@@ -232,22 +232,23 @@
 //!
 //! 13. [`copy::copy_to`] (`raw/copy.rs`): a str's or bytes value's bytes
 //!     (`Serializer::plain_bytes`, through `put_counted::<true>`) copied
-//!     inline when they are at most 32: four overlapping 8-byte loads and
-//!     stores for 8-32 bytes (no branch on where in that range), two of
-//!     4 bytes for 4-7, three single bytes for 1-3. `memcpy` was a call
-//!     per string, half of `log`'s serialize time under `perf` (60,000
-//!     strings, 1-60 bytes). Wall time, the profile binary, median of 7
-//!     runs alternating with abf67b3's, LTO / no LTO: `log` `to_vec`
-//!     117 / 114 -> 77 / 84 µs, reused buffer 105 / 102 -> 62 / 67,
-//!     `to_slice` 100 / 98 -> 61 / 72; in a crate of its own 0.61-0.72x.
-//!     Counted, it is more instructions (`log` `to_vec` 1.33 / 1.36 ->
-//!     1.50 / 1.63 M: the windows' four loads and stores, the spills of
-//!     the code around them), fewer calls. `savedata` (28,000 strings of
-//!     3-14 bytes) without LTO: 0.96-1.09x in the same runs, no better
-//!     with 16 bytes inline or an out-of-line helper for the rest (0.95-
-//!     1.03x with LTO). A sequence of fixed-width elements
-//!     (`fixed_seq`: `updates`' `Vec<bool>`) keeps `memcpy`: inline
-//!     too, `updates` reused buffer was 1.10x with LTO.
+//!     inline when they are at most 32: two overlapping 4-byte loads and
+//!     stores for 4-7 bytes (tested first), three single bytes for 1-3,
+//!     four overlapping 8-byte ones for 8-32 (no branch on where in that
+//!     range). `memcpy` was a call per string, half of `log`'s serialize
+//!     time under `perf` (60,000 strings, 1-60 bytes). Wall time, the
+//!     profile binary, median of 7 runs alternating with abf67b3's, LTO
+//!     / no LTO: `log` `to_vec` 110 / 105 -> 67 / 77 µs, reused buffer 99
+//!     / 104 -> 57 / 65, `to_slice` 96 / 95 -> 58 / 67; `savedata` (28,000
+//!     strings of 3-14 bytes) 0.86-0.99x; in a crate of its own `log`
+//!     0.57-0.71x, `savedata` 0.93-0.97x. Tested in the order 8-32 first
+//!     (06246ba), `savedata` was 0.96-1.09x and counted 1.76 / 1.81 M
+//!     (`to_slice`), now 1.69 / 1.74 (serde-zap 1.74 / 1.76); `log`
+//!     `to_vec` counts 1.48 / 1.62 M against 1.33 / 1.36 with `memcpy`
+//!     (the windows' loads and stores, fewer calls, less time). A
+//!     sequence of fixed-width elements (`fixed_seq`: `updates`'
+//!     `Vec<bool>`) keeps `memcpy`: inline too, `updates` reused buffer
+//!     was 1.10x with LTO.
 //!
 //! Miri cannot run here (stable toolchain only); CI runs those tests
 //! under valgrind memcheck instead (`.ci/run`: no invalid read, write or

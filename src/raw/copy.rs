@@ -4,10 +4,11 @@
 
 use std::ptr;
 
-/// Copies `src` to `dst`: up to 32 bytes with loads and stores of 1, 4 or
-/// 8 bytes, placed so that they cover `[0, n)` and overlap where `n` is
-/// not a multiple of their width (the overlapping bytes are written twice
-/// with the same value); longer runs with `memcpy`.
+/// Copies `src` to `dst`: up to 32 bytes with loads and stores of 4, 1 or
+/// 8 bytes (tested in that order: short strings are the common ones),
+/// placed so that they cover `[0, n)` and overlap where `n` is not a
+/// multiple of their width (the overlapping bytes are written twice with
+/// the same value); longer runs with `memcpy`.
 ///
 /// # Safety
 ///
@@ -17,7 +18,31 @@ use std::ptr;
 pub(super) unsafe fn copy_to(src: &[u8], dst: *mut u8) {
     let n = src.len();
     let s = src.as_ptr();
-    if n > 32 {
+    if n < 8 {
+        if n >= 4 {
+            // SAFETY: `4 <= n < 8`: the windows `[0, 4)` and `[n - 4, n)`
+            // are inside `src`'s `n` bytes and `dst`'s `n` (the caller's
+            // promise), which do not overlap, and cover `[0, n)`; unaligned
+            // reads and writes need no alignment.
+            unsafe {
+                let a = s.cast::<u32>().read_unaligned();
+                let b = s.add(n - 4).cast::<u32>().read_unaligned();
+                dst.cast::<u32>().write_unaligned(a);
+                dst.add(n - 4).cast::<u32>().write_unaligned(b);
+            }
+        } else if n > 0 {
+            // SAFETY: `1 <= n <= 3`: bytes 0, `n / 2` and `n - 1` are inside
+            // both and are all of `[0, n)`.
+            unsafe {
+                let a = s.read();
+                let m = s.add(n / 2).read();
+                let z = s.add(n - 1).read();
+                dst.write(a);
+                dst.add(n / 2).write(m);
+                dst.add(n - 1).write(z);
+            }
+        }
+    } else if n > 32 {
         // SAFETY: `src` is `n` readable bytes, `dst` `n` writable ones
         // (the caller's promise), and they do not overlap.
         unsafe { ptr::copy_nonoverlapping(s, dst, n) };
@@ -30,8 +55,8 @@ pub(super) unsafe fn copy_to(src: &[u8], dst: *mut u8) {
         let p = (n - 8).min(8);
         let q = n.saturating_sub(16);
         // SAFETY: each window starts at 0, `p`, `q` or `n - 8`, all at
-        // most `n - 8` (`p <= n - 8` as `n >= 16` or `p = n - 8`; `q <=
-        // n - 16`), so its 8 bytes are inside `src`'s `n` and inside
+        // most `n - 8` (`p <= n - 8` as `n >= 16` or `p = n - 8`; `q` is
+        // 0 or `n - 16`), so its 8 bytes are inside `src`'s `n` and inside
         // `dst`'s `n` (the caller's promise). Unaligned reads and writes
         // need no alignment; `src` and `dst` do not overlap, so each
         // window read holds `src`'s bytes when it is written.
@@ -44,26 +69,6 @@ pub(super) unsafe fn copy_to(src: &[u8], dst: *mut u8) {
             dst.add(p).cast::<u64>().write_unaligned(b);
             dst.add(q).cast::<u64>().write_unaligned(c);
             dst.add(n - 8).cast::<u64>().write_unaligned(d);
-        }
-    } else if n >= 4 {
-        // SAFETY: `4 <= n < 8`: the windows `[0, 4)` and `[n - 4, n)` are
-        // inside both (as above) and cover `[0, n)`.
-        unsafe {
-            let a = s.cast::<u32>().read_unaligned();
-            let b = s.add(n - 4).cast::<u32>().read_unaligned();
-            dst.cast::<u32>().write_unaligned(a);
-            dst.add(n - 4).cast::<u32>().write_unaligned(b);
-        }
-    } else if n > 0 {
-        // SAFETY: `1 <= n <= 3`: bytes 0, `n / 2` and `n - 1` are inside
-        // both and are all of `[0, n)`.
-        unsafe {
-            let a = s.read();
-            let m = s.add(n / 2).read();
-            let z = s.add(n - 1).read();
-            dst.write(a);
-            dst.add(n / 2).write(m);
-            dst.add(n - 1).write(z);
         }
     }
 }
