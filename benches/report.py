@@ -268,7 +268,9 @@ def targets(benches, sizes):
                 if ns is None:
                     continue
                 rows.append((ds, f"{label} vs {peer}", fmt_time(kiln), fmt_time(ns), kiln / ns, 1.0))
-    for suffix, variant, label in (("serialize", "reuse(", "serialize reused buffer"),
+    for suffix, variant, label in (("serialize", "to_vec", "serialize to_vec"),
+                                   ("serialize", "reuse(", "serialize reused buffer"),
+                                   ("serialize", "fixed(", "serialize fixed slice"),
                                    ("deserialize", "owned", "deserialize owned")):
         kiln, _ = lookup(benches, "mesh", suffix, KILN, variant)
         mem, _ = lookup(benches, "mesh", suffix, "memcpy", variant)
