@@ -331,24 +331,30 @@ fn byte_vec_as_moves_only_into_byte_and_bool_vectors() {
 
 #[test]
 fn write_cursor_never_passes_the_end() {
-    for cap in 0..40 {
+    // Up to 80: every step fits once (73 bytes in all).
+    for cap in 0..80 {
         let mut buf = vec![0xEEu8; cap];
         let mut c = WriteCursor::new(&mut buf);
         let mut want = Vec::new();
         let mut full = false;
         for step in 0..15u8 {
+            // A str's bytes: 1 through `memcpy` (step 2), then 5 and 10
+            // copied inline (`copy_to`'s 4-7 and 8-32 arms), up to the end.
+            let text: Vec<u8> = (0..step.max(3) - 2)
+                .map(|i| step ^ i.wrapping_mul(37))
+                .collect();
             let ok = match step % 5 {
                 0 => c.put(&[step; 3]),
                 1 => c.push(step),
-                2 if step < 10 => c.put_counted::<false>(u32::from(step), &[step]),
-                2 => c.put_counted::<true>(u32::from(step), &[step]),
+                2 if step < 5 => c.put_counted::<false>(u32::from(step), &text),
+                2 => c.put_counted::<true>(u32::from(step), &text),
                 3 => c.put_halves([step; 8], [!step; 8]),
                 _ => c.put(&[]),
             };
             let mut piece = match step % 5 {
                 0 => vec![step; 3],
                 1 => vec![step],
-                2 => vec![step, 0, 0, 0, step],
+                2 => [&u32::from(step).to_le_bytes()[..], &text].concat(),
                 3 => [[step; 8], [!step; 8]].concat(),
                 _ => vec![],
             };
