@@ -571,6 +571,7 @@ impl<'a, 'w, O: Out> ser::Serializer for &'a mut Serializer<'w, O> {
     {
         match crate::raw::fixed_seq(&iter) {
             Some((n, v)) => self.fixed_seq(n, v),
+            None if O::RETRY => self.collect_seq_retrying(iter),
             None => collect_seq(self, iter),
         }
     }

@@ -174,14 +174,17 @@ fn a_refused_room_test_reopened_at_a_mark() {
     let mut buf = [0u8; 8];
     let mut c = WriteCursor::new(&mut buf);
     c.put(&[1, 2, 3]);
-    let mark = c.len();
+    let mark = c.mark();
+    assert_eq!(mark, -5);
     // Not refused: nothing to undo.
     assert!(!c.reopen(mark));
     c.push(4);
     assert!(!c.room(16) && c.asked() && c.is_full());
     assert_eq!(c.len(), 8);
-    // A mark at or past the end (one taken once full) is refused.
-    assert!(!c.reopen(8) && !c.reopen(9) && c.is_full());
+    // A mark at or past the end (one taken once full) is refused, and
+    // one before the start.
+    assert_eq!(c.mark(), 0);
+    assert!(!c.reopen(0) && !c.reopen(1) && !c.reopen(-9) && c.is_full());
     assert!(c.reopen(mark));
     assert!(!c.is_full() && !c.asked());
     assert_eq!(c.written(), Some(&[1, 2, 3][..]));
@@ -203,10 +206,10 @@ fn a_refused_room_test_reopened_at_a_mark() {
     let mut buf = [0u8; 4];
     let mut c = WriteCursor::new(&mut buf);
     c.put(&[1; 5]);
-    assert!(c.is_full() && !c.asked() && !c.reopen(0));
+    assert!(c.is_full() && !c.asked() && !c.reopen(-4));
     // Nor is a cursor over uninitialized bytes.
     let mut v: Vec<u8> = Vec::with_capacity(8);
     let mut c = WriteCursor::new_uninit(v.spare_capacity_mut());
     c.push(1);
-    assert!(!c.room(64) && c.asked() && !c.reopen(0));
+    assert!(!c.room(64) && c.asked() && !c.reopen(-8));
 }

@@ -215,24 +215,34 @@ impl<'a> WriteCursor<'a> {
         self.full && self.asked
     }
 
+    /// The position, as [`reopen`](Self::reopen) takes it back: counted
+    /// from the buffer's end (`len - buf.len()`, at most 0), so that
+    /// taking it reads no field but the position (`to_slice` takes one
+    /// before every sequence element).
+    #[inline]
+    pub(crate) fn mark(&self) -> isize {
+        self.at
+    }
+
     /// Undoes a refused room test: the cursor writes again from `mark`, a
-    /// [`len`](Self::len) it had before the refusal, and true. False,
+    /// [`mark`](Self::mark) it had before the refusal, and true. False,
     /// nothing changed, unless the cursor is full by room tests alone
     /// ([`asked`](Self::asked)), its bytes are all initialized (made by
     /// [`new`](Self::new): the field's invariant then holds at any
     /// position) and `mark` is before the buffer's end. A full cursor's
-    /// `len` is the end (its position is not kept), so a mark taken once
-    /// full (a `Serialize` impl that went on past a refusal it was handed)
-    /// is refused too; one taken at the end while not full loses nothing
-    /// by it (the value then fits only if it writes nothing, and the
-    /// caller writes it again by other means).
+    /// position is the end (it is not kept), so a mark taken once full (a
+    /// `Serialize` impl that went on past a refusal it was handed) is
+    /// refused too; one taken at the end while not full loses nothing by
+    /// it (the value then fits only if it writes nothing, and the caller
+    /// writes it again by other means).
     #[inline]
-    pub(crate) fn reopen(&mut self, mark: usize) -> bool {
-        if !self.asked() || !self.init || mark >= self.buf.len() {
+    pub(crate) fn reopen(&mut self, mark: isize) -> bool {
+        // `len <= isize::MAX`, so `-len` does not overflow.
+        if !self.asked() || !self.init || mark >= 0 || mark < -(self.buf.len() as isize) {
             return false;
         }
-        // `-len <= mark - len <= 0`; `len <= isize::MAX`.
-        self.at = mark as isize - self.buf.len() as isize;
+        // `-len <= mark < 0`: the field's invariant.
+        self.at = mark;
         self.full = false;
         self.asked = false;
         true

@@ -11,8 +11,7 @@
 //! point then finds what the value needs, or its own error, with a pass
 //! of its own (`ser/entry.rs`).
 
-use serde::Serialize;
-
+use super::retry::Rewrite;
 use super::{Serializer, Sink};
 use crate::error::{Error, Result};
 use crate::raw::{VecCursor, WriteCursor};
@@ -77,9 +76,10 @@ pub trait Out {
     const RETRY: bool = false;
 
     /// Where a value written from here could be written again from (for
-    /// [`retry`](Self::retry)).
+    /// [`retry`](Self::retry)), in the output's own terms (a slice's
+    /// cursor counts it from the end: `WriteCursor::mark`).
     #[inline]
-    fn mark(&self) -> usize {
+    fn mark(&self) -> isize {
         0
     }
 
@@ -87,10 +87,10 @@ pub trait Out {
     /// where writing it ended with `e`, when `e` was a room test's
     /// refusal; else `Err(e)`.
     #[inline]
-    fn retry<T: ?Sized + Serialize>(
+    fn retry<R: Rewrite>(
         ser: &mut Serializer<'_, Self>,
         mark: Mark,
-        value: &T,
+        value: R,
         e: Error,
     ) -> Result<()>
     where
@@ -119,7 +119,7 @@ pub trait Out {
 /// clears it, so the retry's final value is the first try's.
 #[derive(Clone, Copy)]
 pub struct Mark {
-    pub(super) at: usize,
+    pub(super) at: isize,
     pub(super) depth: u32,
 }
 
@@ -412,16 +412,16 @@ impl<const PASS: u8> Out for SliceOut<'_, PASS> {
     const RETRY: bool = PASS == pass::SLICE_ROOM;
 
     #[inline]
-    fn mark(&self) -> usize {
-        self.cur.len()
+    fn mark(&self) -> isize {
+        self.cur.mark()
     }
 
     #[cold]
     #[inline(always)]
-    fn retry<T: ?Sized + Serialize>(
+    fn retry<R: Rewrite>(
         ser: &mut Serializer<'_, Self>,
         mark: Mark,
-        value: &T,
+        value: R,
         e: Error,
     ) -> Result<()> {
         if PASS == pass::SLICE_ROOM {
@@ -446,10 +446,10 @@ impl<const PASS: u8> Out for SliceOut<'_, PASS> {
 /// room test alone and `mark` was taken before, writes `value` again from
 /// `mark` with a test per write, over the same cursor; else `Err(e)`.
 #[inline(always)]
-fn again<const PASS: u8, T: ?Sized + Serialize>(
+fn again<const PASS: u8, R: Rewrite>(
     ser: &mut Serializer<'_, SliceOut<'_, PASS>>,
     mark: Mark,
-    value: &T,
+    value: R,
     e: Error,
 ) -> Result<()> {
     if !ser.out.cursor().reopen(mark.at) {
@@ -467,7 +467,7 @@ fn again<const PASS: u8, T: ?Sized + Serialize>(
         limit: ser.limit,
         prefix: ser.prefix,
     };
-    let r = value.serialize(&mut careful);
+    let r = value.rewrite(&mut careful);
     let (depth, pending, last_str) = (careful.depth, careful.pending, careful.last_str);
     let spot = careful.out.into_cursor().spot();
     if !ser.out.cursor().resume(spot) {
