@@ -10,17 +10,17 @@
 //! ([`Serializer::element`]) then writes its value again from where it
 //! started, through a pass with a test per write (`pass::SLICE`) over a
 //! reborrow of the same cursor. In a sequence given to `collect_seq` (a
-//! `Vec`, a slice, a map's values are not) the elements after the refused
+//! `Vec` or a slice, not a map's values) the elements after the refused
 //! one go through that pass too, in the same retry
 //! ([`Serializer::collect_seq_retrying`]). The bytes are the same, and
-//! only values within 512 bytes of the slice's end are written twice (the
-//! first time up to a room test). A refusal outside any element (a struct at the
-//! top, or a frame header's test) leaves the cursor full and "asked", and
-//! `to_slice` writes the whole value again by the `SLICE` pass
-//! (`ser/entry.rs`), as it does when a `Serialize` impl went on past a
-//! refusal it was handed. The retry itself (`again`) and the [`Mark`]
-//! are `SliceOut`'s, in `ser/out.rs`, so that this file only uses that
-//! one.
+//! only values within 512 bytes of the slice's end are written twice
+//! (the first time up to a room test). A refusal outside any element (a
+//! struct at the top, or a frame header's test) leaves the cursor full
+//! and "asked", and `to_slice` writes the whole value again by the
+//! `SLICE` pass (`ser/entry.rs`), as it does when a `Serialize` impl went
+//! on past a refusal it was handed. The retry itself (`again`) and the
+//! [`Mark`] are `SliceOut`'s, in `ser/out.rs`, so that this file only
+//! uses that one.
 //!
 //! Only in a slice over 1 KiB (`ser/entry.rs`, `ROOMY_SLICE`). Callgrind,
 //! `to_slice`, LTO / no LTO: `mesh` 6.50 / 6.63 -> 3.00 / 3.88 M,
@@ -140,9 +140,10 @@ impl<T: ?Sized + Serialize> Rewrite for One<'_, T> {
 /// A sequence's refused element and the elements after it, written
 /// together by one retry, out of line (`updates` `to_slice` with LTO:
 /// 3.68 -> 3.55 M instructions), with one call of the element's
-/// `serialize`. A refusal is near the slice's end (a room test asks for
-/// 16 bytes a field of one struct or tuple), so the elements after it are
-/// few, and they are written with a test per write as the refused one is.
+/// `serialize`. A refusal is within 512 bytes of the slice's end (a room
+/// test asks for 16 bytes a field of one struct or tuple, at most 32
+/// fields), so the bytes after it are few, and they are written with a
+/// test per write as the refused one's are.
 struct Tail<'n, T, I> {
     first: T,
     rest: I,
