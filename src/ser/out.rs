@@ -11,7 +11,6 @@
 //! point then finds what the value needs, or its own error, with a pass
 //! of its own (`ser/entry.rs`).
 
-use super::retry::Rewrite;
 use super::{Serializer, Sink};
 use crate::error::{Error, Result};
 use crate::raw::{VecCursor, WriteCursor};
@@ -105,6 +104,14 @@ pub trait Out {
 
     /// As [`written`](Self::written), to patch in place.
     fn written_mut(&mut self) -> Option<&mut [u8]>;
+}
+
+/// What a retry writes again, from its mark, through a pass with a test
+/// per write (`ser/retry.rs`: one sequence element or map value, or a
+/// sequence's refused element and the ones after it).
+pub trait Rewrite {
+    /// Writes it into `ser`.
+    fn rewrite<P: Out>(self, ser: &mut Serializer<'_, P>) -> Result<()>;
 }
 
 /// Where a value started, to write it again from: the output's

@@ -44,7 +44,7 @@
 use serde::ser::{SerializeSeq as _, Serializer as _};
 use serde::Serialize;
 
-use super::out::{Mark, Out};
+use super::out::{Mark, Out, Rewrite};
 use super::Serializer;
 use crate::error::Result;
 
@@ -118,13 +118,6 @@ impl<O: Out> Serializer<'_, O> {
         }
         seq.end()
     }
-}
-
-/// What a retry writes again, from its mark, through a pass with a test
-/// per write.
-pub trait Rewrite {
-    /// Writes it into `ser`.
-    fn rewrite<P: Out>(self, ser: &mut Serializer<'_, P>) -> Result<()>;
 }
 
 /// One value: a sequence element or a map value ([`Serializer::element`]).
