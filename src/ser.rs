@@ -591,15 +591,19 @@ where
 {
     use ser::SerializeSeq as _;
     let mut iter = iter.into_iter();
-    // The count up front only when the iterator knows it exactly (serde's
-    // private `iterator_len_hint`); otherwise patched in at the end.
-    let len = match iter.size_hint() {
-        (lo, Some(hi)) if lo == hi => Some(lo),
-        _ => None,
-    };
-    let mut seq = s.serialize_seq(len)?;
+    let mut seq = s.serialize_seq(exact_len(&iter))?;
     iter.try_for_each(|item| seq.serialize_element(&item))?;
     seq.end()
+}
+
+/// A sequence's count up front only when its iterator knows it exactly
+/// (serde's private `iterator_len_hint`); otherwise patched in at the end.
+#[inline]
+fn exact_len<I: Iterator>(iter: &I) -> Option<usize> {
+    match iter.size_hint() {
+        (lo, Some(hi)) if lo == hi => Some(lo),
+        _ => None,
+    }
 }
 
 /// `collect_str`'s text; an error from the `Display` impl is MESSAGE (the
