@@ -116,6 +116,21 @@ fn fits_like_to_vec<T: Serialize>(value: &T) {
     }
 }
 
+/// `value` into slices of each length in `lens`: `to_vec`'s error, code
+/// and offset, every time.
+fn errs_like_to_vec<T: Serialize>(value: &T, lens: std::ops::Range<usize>) {
+    let want = kiln_serde::to_vec(value).unwrap_err();
+    for len in lens {
+        let mut buf = vec![0u8; len];
+        let e = kiln_serde::to_slice(&mut buf, value).unwrap_err();
+        assert_eq!(
+            (e.code(), e.offset()),
+            (want.code(), want.offset()),
+            "len {len}"
+        );
+    }
+}
+
 #[test]
 fn a_sequence_of_structs_ending_anywhere_near_the_slice_end() {
     let mesh: Vec<Triangle> = (0..40).map(triangle).collect();
@@ -230,20 +245,11 @@ fn an_error_inside_a_retried_element_is_the_values_own() {
             m: (i == 199).then_some(Dup),
         })
         .collect();
-    let want = kiln_serde::to_vec(&v).unwrap_err();
-    assert_eq!(want.code(), ErrorCode::Type);
+    assert_eq!(kiln_serde::to_vec(&v).unwrap_err().code(), ErrorCode::Type);
     // The bytes up to the last item's map, and a few more: its room test
     // (32 bytes) refuses, and the retry meets the duplicate key.
     let before = 4 + 199 * 9 + 8 + 1 + 4;
-    for len in before..before + 40 {
-        let mut buf = vec![0u8; len];
-        let e = kiln_serde::to_slice(&mut buf, &v).unwrap_err();
-        assert_eq!(
-            (e.code(), e.offset()),
-            (want.code(), want.offset()),
-            "len {len}"
-        );
-    }
+    errs_like_to_vec(&v, before..before + 40);
 }
 
 /// A `Serialize` impl that goes on past an error its field returned (the
@@ -359,13 +365,5 @@ fn an_error_after_the_refused_element_is_the_values_own() {
     // value's own error too) to a few more.
     let before = 4 + 99 * 17 + 16 + 1 + 4;
     assert_eq!(want.offset(), Some(before as u64));
-    for len in before - 300..before + 40 {
-        let mut buf = vec![0u8; len];
-        let e = kiln_serde::to_slice(&mut buf, &v).unwrap_err();
-        assert_eq!(
-            (e.code(), e.offset()),
-            (want.code(), want.offset()),
-            "len {len}"
-        );
-    }
+    errs_like_to_vec(&v, before - 300..before + 40);
 }
