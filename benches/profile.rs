@@ -24,6 +24,7 @@
 //!   format:  kiln | bincode1 | bincode2 | bincode2_legacy | postcard | serde_zap
 //!            | rmp_serde | bitcode (serde API) | wincode (its derive)
 //!            | memcpy (a copy of kiln's bytes: ser, serw, serf, de)
+//!            | serde_bound (mesh de only: the floor of a serde format, benches/bound.rs)
 //!            | kiln_bincode (`kiln_serde::bincode::serialize` / `serialize_into`,
 //!              what a bincode 1.3 user patched over gets: ser, serw; its decode
 //!              is kiln's `from_slice` code, left out so that it is not a second
@@ -55,6 +56,7 @@ use std::hint::black_box;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+mod bound;
 mod datasets;
 #[allow(dead_code)] // the criterion halves are for benches/serde.rs
 mod plain;
@@ -96,7 +98,7 @@ fn encode<T: Data>(format: &str, v: &T, plain: &[u8]) -> Vec<u8> {
         "rmp_serde" => apart(|| rmp_serde::to_vec(v).unwrap()),
         "bitcode" => apart(|| bitcode::serialize(v).unwrap()),
         "wincode" => apart(|| plain::win_to_vec(v)),
-        "memcpy" => apart(|| plain.to_vec()),
+        "memcpy" | "serde_bound" => apart(|| plain.to_vec()),
         _ => panic!("unknown format {format}"),
     }
 }
@@ -256,6 +258,12 @@ fn work<T: Data>(op: &str, format: &str, value: &T, iters: usize) {
         // each, so every counted encode finds the room it needs.
         encode_reuse(format, value, &mut buf, &plain);
     }
+    if format == "serde_bound" {
+        assert!(
+            op == "de" && bound::mesh(&plain).is_some(),
+            "serde_bound is mesh decode only"
+        );
+    }
     let mut slice = vec![0u8; bytes.len() + 16];
     let start = std::time::Instant::now();
     for _ in 0..iters {
@@ -270,6 +278,7 @@ fn work<T: Data>(op: &str, format: &str, value: &T, iters: usize) {
                 black_box(encode_fixed(format, black_box(value), &mut slice, &plain));
             }
             "de" if format == "memcpy" => drop(black_box(black_box(&plain[..]).to_vec())),
+            "de" if format == "serde_bound" => drop(black_box(bound::mesh(black_box(&plain)))),
             "de" => drop(black_box(decode::<T>(format, black_box(&bytes)))),
             "deb" => drop(black_box(decode_borrowed(format, black_box(&bytes)))),
             "der" => drop(black_box(decode_reader::<T>(format, black_box(&bytes)))),
