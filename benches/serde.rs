@@ -26,7 +26,8 @@
 //! Besides the serde formats: `wincode` through its own derive (not serde:
 //! the bound of what a format can do when the type is known to be plain
 //! data), and on `mesh` a `memcpy` row (a copy of kiln's encoded bytes) as
-//! the floor.
+//! the floor, and a `serde_bound` decode row: the floor of any serde format
+//! (`benches/bound.rs`: no room test, no error path).
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -37,6 +38,7 @@ use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+mod bound;
 mod datasets;
 mod plain;
 
@@ -445,8 +447,18 @@ where
     plain::wincode_deserialize::<T>(&mut g, &encoded[plain::WINCODE]);
     if floor {
         plain::memcpy_deserialize(&mut g, kiln);
+        bound_deserialize(&mut g, kiln);
     }
     g.finish();
+}
+
+/// The floor of any serde format's decode of `mesh` (`benches/bound.rs`:
+/// no room test, no error path), beside memcpy's.
+fn bound_deserialize(g: &mut BenchmarkGroup<'_, WallTime>, bytes: &[u8]) {
+    assert!(bound::mesh(bytes).is_some(), "serde_bound reads mesh only");
+    g.bench_function(BenchmarkId::new("serde_bound", "owned"), |b| {
+        b.iter(|| bound::mesh(black_box(bytes)))
+    });
 }
 
 /// Borrowed deserialize of `log` (`&str` fields point into the input).
@@ -473,6 +485,11 @@ fn main() {
     drop(logs);
 
     let m = mesh::generate(&mut Rng::new(SEED));
+    let back = bound::mesh(&kiln_serde::to_vec(&m).unwrap());
+    assert!(
+        back.as_ref() == Some(&m),
+        "serde_bound does not read mesh back"
+    );
     dataset(&mut c, &mut sizes, "mesh", &m, true);
     drop(m);
 
