@@ -620,10 +620,12 @@ fn display<T: ?Sized + std::fmt::Display>(value: &T) -> Result<String> {
 /// patched in at the end.
 pub struct SeqSer<'a, 'w, O: Out> {
     ser: &'a mut Serializer<'w, O>,
-    /// Elements so far, counted on both paths: one add per element instead
-    /// of a test of `patch` (measured: `to_slice` on `mesh` 14.00 -> 11.75 M
-    /// instructions with LTO, where the test was not hoisted out of the
-    /// loop).
+    /// Elements so far, counted on both paths by `serialize_element`: one
+    /// add per element instead of a test of `patch` (measured: `to_slice`
+    /// on `mesh` 14.00 -> 11.75 M instructions with LTO, where the test
+    /// was not hoisted out of the loop). `to_slice`'s own sequence loop
+    /// (`ser/retry.rs`) counts only when `patch` is set: only `end` reads
+    /// it, and only then.
     n: u64,
     /// Position in `out` of the 4-byte placeholder for unknown lengths.
     patch: Option<usize>,

@@ -129,10 +129,11 @@ impl<T: ?Sized + Serialize> Rewrite for One<'_, T> {
 /// together by one retry, out of line (`updates` `to_slice` with LTO:
 /// 3.68 -> 3.55 M instructions), with one call of the element's
 /// `serialize` (the first element's call apart from the others' loop:
-/// `updates` 3.61, `log` 1.40 M, against 3.55 and 1.38). A refusal is within 512 bytes of the slice's end (a room
-/// test asks for 16 bytes a field of one struct or tuple, at most 32
-/// fields), so the bytes after it are few, and they are written with a
-/// test per write as the refused one's are.
+/// `updates` 3.61, `log` 1.40 M, against 3.55 and 1.38). A refusal is
+/// within 512 bytes of the slice's end (a room test asks for 16 bytes a
+/// field of one struct or tuple, at most 32 fields), so the bytes after
+/// it are few, and they are written with a test per write as the refused
+/// one's are.
 struct Tail<'n, T, I> {
     first: T,
     rest: I,
