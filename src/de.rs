@@ -705,6 +705,17 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for SeqAccess<'_, R> {
             return Ok(None);
         }
         self.left -= 1;
+        // Plain data of 24 to 64 bytes opens on a window here, not in its
+        // `Deserialize` (`window.rs`): without LTO that is then inlined.
+        if window::Worth::<T::Value>::YES {
+            if let Some(bytes) = window::full(&self.de.read) {
+                let de = window::Element {
+                    de: &mut *self.de,
+                    bytes,
+                };
+                return seed.deserialize(de).map(Some);
+            }
+        }
         seed.deserialize(&mut *self.de).map(Some)
     }
 

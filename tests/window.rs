@@ -259,3 +259,98 @@ fn a_short_read_of_the_window_is_the_streams_eof() {
         assert_eq!(s, Err((ErrorCode::Eof, Some(at as u64))), "cut {cut}");
     }
 }
+
+/// The same, with each `Odd` an element of a seq: an element opens on
+/// its own window (`window::Element`, while 256 bytes remain), which
+/// starts again after each `One` as a struct's does.
+#[test]
+fn a_seq_of_plain_structs_opens_each_on_its_own_window() {
+    let odd = |i: u32| Odd {
+        head: [i, 2, 3, 4, 5, 6],
+        ones: [[One::A; 32]; 3],
+        tail: 7 + i,
+    };
+    let v: Vec<Odd> = (0..3).map(odd).collect();
+    let bytes = kiln_serde::to_vec(&v).unwrap();
+    assert_eq!(kiln_serde::from_slice::<Vec<Odd>>(&bytes).unwrap(), v);
+    for cut in 0..bytes.len() {
+        let s = slice::<Vec<Odd>>(&bytes[..cut]);
+        assert_eq!(s, stream::<Vec<Odd>>(&bytes[..cut]), "cut {cut}");
+    }
+}
+
+/// 288 bytes of fixed-width fields: wider than a window.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
+struct Wide {
+    a: [u32; 32],
+    b: [u32; 32],
+    c: [u32; 8],
+}
+
+/// In the window's range itself (24 bytes), but read as a `Wide`: the
+/// struct an element's `Deserialize` asks for is read through the window
+/// only if it is in the range too, else by the decoder.
+#[derive(Deserialize, Debug, PartialEq, Clone, Copy)]
+#[serde(from = "Wide")]
+struct Narrow {
+    first: u32,
+    last: u32,
+    sums: [u32; 4],
+}
+
+impl From<Wide> for Narrow {
+    fn from(w: Wide) -> Self {
+        let sum = |s: &[u32]| s.iter().fold(0u32, |a, b| a.wrapping_add(*b));
+        Narrow {
+            first: w.a[0],
+            last: w.c[7],
+            sums: [sum(&w.a), sum(&w.b), sum(&w.c), 0],
+        }
+    }
+}
+
+#[test]
+fn an_element_read_as_a_wider_struct_is_read_whole() {
+    let wide = |i: u32| Wide {
+        a: [i; 32],
+        b: [2 * i; 32],
+        c: [i, 0, 0, 0, 0, 0, 0, 3 * i],
+    };
+    let v: Vec<Wide> = (1..4).map(wide).collect();
+    let bytes = kiln_serde::to_vec(&v).unwrap();
+    let narrow: Vec<Narrow> = v.iter().map(|w| Narrow::from(*w)).collect();
+    assert_eq!(
+        kiln_serde::from_slice::<Vec<Narrow>>(&bytes).unwrap(),
+        narrow
+    );
+    for cut in (0..bytes.len()).step_by(7) {
+        let s = kiln_serde::from_slice::<Vec<Narrow>>(&bytes[..cut])
+            .map_err(|e| (e.code(), e.offset()));
+        let st = kiln_serde::from_reader::<_, Vec<Narrow>>(Stream(&bytes[..cut]))
+            .map_err(|e| (e.code(), e.offset()));
+        assert_eq!(s, st, "cut {cut}");
+    }
+}
+
+/// A newtype and an array, each plain and in range, as seq elements:
+/// the newtype is the decoder's read, the array (a tuple) the window's.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
+struct Wrapped(Tri);
+
+#[test]
+fn newtype_and_array_elements_read_as_the_stream_does() {
+    let v: Vec<Wrapped> = (0..12).map(|i| Wrapped(tri(i))).collect();
+    let bytes = kiln_serde::to_vec(&v).unwrap();
+    assert_eq!(kiln_serde::from_slice::<Vec<Wrapped>>(&bytes).unwrap(), v);
+    for cut in 0..bytes.len() {
+        let s = slice::<Vec<Wrapped>>(&bytes[..cut]);
+        assert_eq!(s, stream::<Vec<Wrapped>>(&bytes[..cut]), "cut {cut}");
+    }
+    let v: Vec<[u32; 8]> = (0..20).map(|i| [i; 8]).collect();
+    let bytes = kiln_serde::to_vec(&v).unwrap();
+    assert_eq!(kiln_serde::from_slice::<Vec<[u32; 8]>>(&bytes).unwrap(), v);
+    for cut in 0..bytes.len() {
+        let s = slice::<Vec<[u32; 8]>>(&bytes[..cut]);
+        assert_eq!(s, stream::<Vec<[u32; 8]>>(&bytes[..cut]), "cut {cut}");
+    }
+}

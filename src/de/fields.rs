@@ -70,7 +70,7 @@ pub(super) fn visit_fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool>(
     // must not be (string seqs come here, but own memory: not `worth`).
     if !KEY && window::worth::<V::Value>() && hint == n {
         if let Some(bytes) = window::full(&de.read) {
-            return window::visit(de, bytes, n, visitor);
+            return window::visit::<R, V, false>(de, bytes, n, visitor);
         }
     }
     let mut left = n;

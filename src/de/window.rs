@@ -23,6 +23,20 @@
 //! read of the window fails only after the decoder's reads took the rest:
 //! zero-sized enums, 4 bytes each on the wire (`tests/window.rs` has one).
 //!
+//! An element of a seq (`mesh`'s `Vec<Triangle>`) opens its window in
+//! the seq's access, before its `Deserialize` runs ([`Element`]): the
+//! derive's function for it then holds the window's path alone, which a
+//! build without LTO inlines into serde's `Vec` loop (ThinLTO imports
+//! only functions of under 100 IR instructions from the codegen unit
+//! where they were built). With the careful path beside it, it was a call
+//! per triangle whose 52-byte result the loop read back in 16-byte loads
+//! across its 8- and 4-byte stores, a failed store forward each: `mesh`
+//! decode without LTO 8.38 -> 5.63 M instructions (as with LTO), and in
+//! the profile binary 1.6-1.8 ms -> 0.9-1.0 (the floor, `serde_bound`,
+//! 0.6). `E` keeps that path's derived `visit_seq`s apart from the
+//! struct's own: called from both, LLVM inlined them into neither (48.7
+//! -> 253.7 instructions a triangle with LTO, session 48).
+//!
 //! There is no `unsafe` here: the window is a `&[u8; 256]` (then a
 //! `&[u8]`), indexed through `get`. Every value and every error, code and
 //! offset, is the decoder's; `tests/window.rs` compares the slice with a
@@ -36,8 +50,9 @@ use crate::error::{Error, Result};
 use crate::read::{Read, WINDOW};
 use crate::token;
 
-/// The decoder, and a window of the input at its position.
-pub(super) struct Win<'a, 'de, R> {
+/// The decoder, and a window of the input at its position. `E`: opened
+/// by an [`Element`] (see the module's docs).
+pub(super) struct Win<'a, 'de, R, const E: bool> {
     de: &'a mut Decoder<R>,
     /// At most [`WINDOW`] bytes from the decoder's position on.
     bytes: &'de [u8],
@@ -62,6 +77,16 @@ pub(super) const fn worth<T>() -> bool {
     size >= 24 && size <= 64 && std::mem::align_of::<T>() < 8 && !std::mem::needs_drop::<T>()
 }
 
+/// [`worth`] as an associated constant, for the seq's access: a branch
+/// on it is gone before LLVM weighs the function for inlining. With the
+/// `const fn` called there, owned `log` decode (no element taken) went
+/// 16.22 -> 18.95 M instructions without LTO.
+pub(super) struct Worth<T>(std::marker::PhantomData<T>);
+
+impl<T> Worth<T> {
+    pub(super) const YES: bool = worth::<T>();
+}
+
 /// The reader's next [`WINDOW`] bytes, when that many remain. Out of line
 /// without optimization, as [`visit`] (a recursion's stack frames).
 #[cfg_attr(not(debug_assertions), inline(always))]
@@ -76,14 +101,14 @@ pub(super) fn full<'de, R: Read<'de>>(read: &R) -> Option<&'de [u8; WINDOW]> {
 /// level's stack frame larger (`tests/bincode_depth.rs`).
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline(never))]
-pub(super) fn visit<'de, R: Read<'de>, V: Visitor<'de>>(
+pub(super) fn visit<'de, R: Read<'de>, V: Visitor<'de>, const E: bool>(
     de: &mut Decoder<R>,
     bytes: &'de [u8; WINDOW],
     n: usize,
     visitor: V,
 ) -> Result<V::Value> {
     let at0 = de.read.offset();
-    let mut win = Win {
+    let mut win = Win::<R, E> {
         de,
         bytes,
         used: 0,
@@ -95,21 +120,23 @@ pub(super) fn visit<'de, R: Read<'de>, V: Visitor<'de>>(
     r
 }
 
-impl<'de, R: Read<'de>> Win<'_, 'de, R> {
+impl<'de, R: Read<'de>, const E: bool> Win<'_, 'de, R, E> {
     /// The next `N` bytes of the window. Fewer left: EOF (or LIMIT) at
     /// them, as the decoder's read would give, and every later read of
     /// the window fails too (the decoder moves up to them at the close).
     #[inline(always)]
     fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
         let end = self.used + N;
-        match self.bytes.get(self.used..end) {
-            Some(b) => {
-                let mut a = [0u8; N];
-                a.copy_from_slice(b);
+        // `TryFrom`, not `copy_from_slice`: that calls a function of
+        // core's, which a build without LTO inlines only after its
+        // codegen units are linked, so each read stayed a call in the
+        // size that decides whether a struct's decode is inlined there.
+        match self.bytes.get(self.used..end).map(<[u8; N]>::try_from) {
+            Some(Ok(a)) => {
                 self.used = end;
                 Ok(a)
             }
-            None => {
+            _ => {
                 self.bytes = &[];
                 Err(Error::short_pending(N, 0))
             }
@@ -142,8 +169,8 @@ impl<'de, R: Read<'de>> Win<'_, 'de, R> {
 
 /// Visits exactly `n` fields through the window (as `visit_fields`).
 #[inline(always)]
-fn fields<'de, R: Read<'de>, V: Visitor<'de>>(
-    win: &mut Win<'_, 'de, R>,
+fn fields<'de, R: Read<'de>, V: Visitor<'de>, const E: bool>(
+    win: &mut Win<'_, 'de, R, E>,
     n: usize,
     visitor: V,
 ) -> Result<V::Value> {
@@ -158,11 +185,11 @@ fn fields<'de, R: Read<'de>, V: Visitor<'de>>(
     }
 }
 
-struct WinFields<'w, 'a, 'de, R> {
-    win: &'w mut Win<'a, 'de, R>,
+struct WinFields<'w, 'a, 'de, R, const E: bool> {
+    win: &'w mut Win<'a, 'de, R, E>,
 }
 
-impl<'de, R: Read<'de>> de::SeqAccess<'de> for WinFields<'_, '_, 'de, R> {
+impl<'de, R: Read<'de>, const E: bool> de::SeqAccess<'de> for WinFields<'_, '_, 'de, R, E> {
     type Error = Error;
 
     #[inline(always)]
@@ -208,7 +235,7 @@ macro_rules! decoder {
     };
 }
 
-impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Win<'_, 'de, R> {
+impl<'de, R: Read<'de>, const E: bool> de::Deserializer<'de> for &mut Win<'_, 'de, R, E> {
     type Error = Error;
 
     fixed! {
@@ -303,6 +330,101 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Win<'_, 'de, R> {
         visitor: V,
     ) -> Result<V::Value> {
         fields(self, names.len(), visitor)
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+/// A seq's element of a type [`worth`] takes, with a full window at its
+/// position: a struct or tuple of such a type is read through it as in
+/// `visit_fields` (by a path of its own, `E`), with no careful path
+/// beside it. Anything else the element's `Deserialize` asks for, and a
+/// struct outside the range (one it converts from), is the decoder's.
+pub(super) struct Element<'a, 'de, R> {
+    pub(super) de: &'a mut Decoder<R>,
+    pub(super) bytes: &'de [u8; WINDOW],
+}
+
+/// Everything but a struct or tuple: the decoder's own read.
+macro_rules! forward {
+    ($($fn:ident($($arg:ident: $ty:ty),*);)*) => {
+        $(
+            #[inline]
+            fn $fn<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
+                de::Deserializer::$fn(self.de, $($arg,)* visitor)
+            }
+        )*
+    };
+}
+
+impl<'de, R: Read<'de>> de::Deserializer<'de> for Element<'_, 'de, R> {
+    type Error = Error;
+
+    forward! {
+        deserialize_any();
+        deserialize_ignored_any();
+        deserialize_bool();
+        deserialize_i8();
+        deserialize_i16();
+        deserialize_i32();
+        deserialize_i64();
+        deserialize_i128();
+        deserialize_u8();
+        deserialize_u16();
+        deserialize_u32();
+        deserialize_u64();
+        deserialize_u128();
+        deserialize_f32();
+        deserialize_f64();
+        deserialize_char();
+        deserialize_str();
+        deserialize_string();
+        deserialize_bytes();
+        deserialize_byte_buf();
+        deserialize_option();
+        deserialize_unit();
+        deserialize_unit_struct(name: &'static str);
+        deserialize_newtype_struct(name: &'static str);
+        deserialize_seq();
+        deserialize_map();
+        deserialize_identifier();
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+    }
+
+    #[inline(always)]
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        if !worth::<V::Value>() {
+            return de::Deserializer::deserialize_tuple(self.de, len, visitor);
+        }
+        visit::<R, V, true>(self.de, self.bytes, len, visitor)
+    }
+
+    #[inline(always)]
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if !worth::<V::Value>() {
+            return de::Deserializer::deserialize_tuple_struct(self.de, name, len, visitor);
+        }
+        visit::<R, V, true>(self.de, self.bytes, len, visitor)
+    }
+
+    #[inline(always)]
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        names: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        if !worth::<V::Value>() {
+            return de::Deserializer::deserialize_struct(self.de, name, names, visitor);
+        }
+        visit::<R, V, true>(self.de, self.bytes, names.len(), visitor)
     }
 
     fn is_human_readable(&self) -> bool {
