@@ -108,6 +108,11 @@ fn stream<T: Serialize + for<'de> Deserialize<'de>>(bytes: &[u8]) -> Outcome {
     outcome(kiln_serde::from_reader::<_, T>(Stream(bytes)))
 }
 
+/// `from_reader` of a `&mut &[u8]`: decoded in place, with the window.
+fn in_place<T: Serialize + for<'de> Deserialize<'de>>(bytes: &[u8]) -> Outcome {
+    outcome(kiln_serde::from_reader::<_, T>(&mut &bytes[..]))
+}
+
 /// The test's premise: `Tri` is in the window's range of types.
 #[test]
 fn tri_is_plain_and_in_range() {
@@ -138,6 +143,7 @@ fn every_cut_fails_as_the_stream_does() {
     for cut in 0..bytes.len() {
         let s = slice::<Vec<Tri>>(&bytes[..cut]);
         assert_eq!(s, stream::<Vec<Tri>>(&bytes[..cut]), "cut {cut}");
+        assert_eq!(s, in_place::<Vec<Tri>>(&bytes[..cut]), "cut {cut}");
         assert!(
             matches!(s, Err((ErrorCode::Eof, Some(_)))),
             "cut {cut}: {s:?}"
@@ -158,7 +164,9 @@ fn every_changed_byte_gives_the_streams_outcome() {
             let mut changed = bytes.clone();
             changed[at] = b;
             let s = slice::<Vec<Tri>>(&changed);
-            match (&s, stream::<Vec<Tri>>(&changed)) {
+            let st = stream::<Vec<Tri>>(&changed);
+            assert_eq!(in_place::<Vec<Tri>>(&changed), st, "byte {at} set to {b}");
+            match (&s, st) {
                 // A stream cannot tell that bytes follow the value.
                 (Err((ErrorCode::Trailing, Some(_))), Ok(_)) => {}
                 (s, st) => assert_eq!(*s, st, "byte {at} set to {b}"),

@@ -35,6 +35,19 @@ impl<'de> Read<'de> for InPlace<'de> {
         self.0.settle(e)
     }
 
+    // The window (`de/window.rs`) too: without it `from_reader` of a
+    // `&mut &[u8]` read `mesh` in 10.88 / 14.88 M instructions (LTO / no
+    // LTO) against `from_slice`'s 5.63.
+    #[inline(always)]
+    fn window(&self) -> &'de [u8] {
+        self.0.window()
+    }
+
+    #[inline(always)]
+    fn advance(&mut self, n: usize) {
+        self.0.advance(n);
+    }
+
     #[inline(always)]
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
         self.0.read_array()
