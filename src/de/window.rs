@@ -31,11 +31,12 @@
 //! where they were built). With the careful path beside it, it was a call
 //! per triangle whose 52-byte result the loop read back in 16-byte loads
 //! across its 8- and 4-byte stores, a failed store forward each: `mesh`
-//! decode without LTO 8.38 -> 5.63 M instructions (as with LTO), and in
-//! the profile binary 1.6-1.8 ms -> 0.9-1.0 (the floor, `serde_bound`,
-//! 0.6). `E` keeps that path's derived `visit_seq`s apart from the
-//! struct's own: called from both, LLVM inlined them into neither (48.7
-//! -> 253.7 instructions a triangle with LTO, session 48).
+//! decode without LTO 8.38 -> 5.63 M instructions, and in the profile
+//! binary 1.6-1.8 ms -> 0.9-1.6 (the floor, `serde_bound`, 0.6-1.1; one
+//! machine, quiet and loaded). `E` keeps that path's derived
+//! `visit_seq`s apart from the struct's own: called from both, LLVM
+//! inlined them into neither (48.7 -> 253.7 instructions a triangle with
+//! LTO, session 48).
 //!
 //! There is no `unsafe` here: the window is a `&[u8; 256]` (then a
 //! `&[u8]`), indexed through `get`. Every value and every error, code and
