@@ -709,11 +709,11 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for SeqAccess<'_, R> {
         // `Deserialize` (`window.rs`): without LTO that is then inlined.
         if window::Worth::<T::Value>::YES {
             if let Some(bytes) = window::full(&self.de.read) {
-                let de = window::Element {
+                let mut de = window::Element {
                     de: &mut *self.de,
                     bytes,
                 };
-                return seed.deserialize(de).map(Some);
+                return seed.deserialize(&mut de).map(Some);
             }
         }
         seed.deserialize(&mut *self.de).map(Some)

@@ -97,7 +97,9 @@ impl<'de, R: Read<'de>> Deserializer<R> {
 /// is a [`Decoder`]: every method forwarded, each error passed through
 /// `$settle(&self.de, e)`. Shared with the bincode module's deserializer.
 macro_rules! forward_settled {
-    ($settle:path) => {
+    // Every method but the three a struct or tuple is read by (the seq
+    // element's window, `window::Element`, reads those itself).
+    (@leaves $settle:path) => {
         $crate::de::forward_settled! {
             $settle;
             deserialize_any();
@@ -124,13 +126,19 @@ macro_rules! forward_settled {
             deserialize_unit_struct(name: &'static str);
             deserialize_newtype_struct(name: &'static str);
             deserialize_seq();
-            deserialize_tuple(len: usize);
-            deserialize_tuple_struct(name: &'static str, len: usize);
             deserialize_map();
-            deserialize_struct(name: &'static str, fields: &'static [&'static str]);
             deserialize_enum(name: &'static str, variants: &'static [&'static str]);
             deserialize_identifier();
             deserialize_ignored_any();
+        }
+    };
+    ($settle:path) => {
+        $crate::de::forward_settled!(@leaves $settle);
+        $crate::de::forward_settled! {
+            $settle;
+            deserialize_tuple(len: usize);
+            deserialize_tuple_struct(name: &'static str, len: usize);
+            deserialize_struct(name: &'static str, fields: &'static [&'static str]);
         }
 
         fn is_human_readable(&self) -> bool {

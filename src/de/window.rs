@@ -348,58 +348,23 @@ pub(super) struct Element<'a, 'de, R> {
     pub(super) bytes: &'de [u8; WINDOW],
 }
 
-/// Everything but a struct or tuple: the decoder's own read.
-macro_rules! forward {
-    ($($fn:ident($($arg:ident: $ty:ty),*);)*) => {
-        $(
-            #[inline]
-            fn $fn<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
-                de::Deserializer::$fn(self.de, $($arg,)* visitor)
-            }
-        )*
-    };
+/// [`Element`]'s errors are the decoder's, passed on as they are (the
+/// decode's entry point settles them).
+fn passed<R>(_: &mut &mut Decoder<R>, e: Error) -> Error {
+    e
 }
 
-impl<'de, R: Read<'de>> de::Deserializer<'de> for Element<'_, 'de, R> {
+impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Element<'_, 'de, R> {
     type Error = Error;
 
-    forward! {
-        deserialize_any();
-        deserialize_ignored_any();
-        deserialize_bool();
-        deserialize_i8();
-        deserialize_i16();
-        deserialize_i32();
-        deserialize_i64();
-        deserialize_i128();
-        deserialize_u8();
-        deserialize_u16();
-        deserialize_u32();
-        deserialize_u64();
-        deserialize_u128();
-        deserialize_f32();
-        deserialize_f64();
-        deserialize_char();
-        deserialize_str();
-        deserialize_string();
-        deserialize_bytes();
-        deserialize_byte_buf();
-        deserialize_option();
-        deserialize_unit();
-        deserialize_unit_struct(name: &'static str);
-        deserialize_newtype_struct(name: &'static str);
-        deserialize_seq();
-        deserialize_map();
-        deserialize_identifier();
-        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-    }
+    crate::de::forward_settled!(@leaves passed);
 
     #[inline(always)]
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         if !worth::<V::Value>() {
-            return de::Deserializer::deserialize_tuple(self.de, len, visitor);
+            return de::Deserializer::deserialize_tuple(&mut *self.de, len, visitor);
         }
-        visit::<R, V, true>(self.de, self.bytes, len, visitor)
+        visit::<R, V, true>(&mut *self.de, self.bytes, len, visitor)
     }
 
     #[inline(always)]
@@ -410,9 +375,9 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for Element<'_, 'de, R> {
         visitor: V,
     ) -> Result<V::Value> {
         if !worth::<V::Value>() {
-            return de::Deserializer::deserialize_tuple_struct(self.de, name, len, visitor);
+            return de::Deserializer::deserialize_tuple_struct(&mut *self.de, name, len, visitor);
         }
-        visit::<R, V, true>(self.de, self.bytes, len, visitor)
+        visit::<R, V, true>(&mut *self.de, self.bytes, len, visitor)
     }
 
     #[inline(always)]
@@ -423,9 +388,9 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for Element<'_, 'de, R> {
         visitor: V,
     ) -> Result<V::Value> {
         if !worth::<V::Value>() {
-            return de::Deserializer::deserialize_struct(self.de, name, names, visitor);
+            return de::Deserializer::deserialize_struct(&mut *self.de, name, names, visitor);
         }
-        visit::<R, V, true>(self.de, self.bytes, names.len(), visitor)
+        visit::<R, V, true>(&mut *self.de, self.bytes, names.len(), visitor)
     }
 
     fn is_human_readable(&self) -> bool {
