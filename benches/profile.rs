@@ -25,6 +25,7 @@
 //!            | rmp_serde | bitcode (serde API) | wincode (its derive)
 //!            | memcpy (a copy of kiln's bytes: ser, serw, serf, de)
 //!            | serde_bound (mesh de only: the floor of a serde format, benches/bound.rs)
+//!            | serde_bound_handle (the same, with an error of kiln's shape)
 //!            | kiln_bincode (`kiln_serde::bincode::serialize` / `serialize_into`,
 //!              what a bincode 1.3 user patched over gets: ser, serw; its decode
 //!              is kiln's `from_slice` code, left out so that it is not a second
@@ -98,7 +99,7 @@ fn encode<T: Data>(format: &str, v: &T, plain: &[u8]) -> Vec<u8> {
         "rmp_serde" => apart(|| rmp_serde::to_vec(v).unwrap()),
         "bitcode" => apart(|| bitcode::serialize(v).unwrap()),
         "wincode" => apart(|| plain::win_to_vec(v)),
-        "memcpy" | "serde_bound" => apart(|| plain.to_vec()),
+        "memcpy" | "serde_bound" | "serde_bound_handle" => apart(|| plain.to_vec()),
         _ => panic!("unknown format {format}"),
     }
 }
@@ -258,9 +259,9 @@ fn work<T: Data>(op: &str, format: &str, value: &T, iters: usize) {
         // each, so every counted encode finds the room it needs.
         encode_reuse(format, value, &mut buf, &plain);
     }
-    if format == "serde_bound" {
+    if format.starts_with("serde_bound") {
         assert!(
-            op == "de" && bound::mesh(&plain).is_some(),
+            op == "de" && bound::mesh(&plain).is_some() && bound::mesh_handle(&plain).is_some(),
             "serde_bound is mesh decode only"
         );
     }
@@ -279,6 +280,9 @@ fn work<T: Data>(op: &str, format: &str, value: &T, iters: usize) {
             }
             "de" if format == "memcpy" => drop(black_box(black_box(&plain[..]).to_vec())),
             "de" if format == "serde_bound" => drop(black_box(bound::mesh(black_box(&plain)))),
+            "de" if format == "serde_bound_handle" => {
+                drop(black_box(bound::mesh_handle(black_box(&plain))))
+            }
             "de" => drop(black_box(decode::<T>(format, black_box(&bytes)))),
             "deb" => drop(black_box(decode_borrowed(format, black_box(&bytes)))),
             "der" => drop(black_box(decode_reader::<T>(format, black_box(&bytes)))),

@@ -48,13 +48,15 @@ FORMATS = [
     "serde_json",
     "wincode",
     "serde_bound",
+    "serde_bound_handle",
     "memcpy",
 ]
 # The serde-based peers kiln must not be slower than (issue 17, goal 3).
 SERDE_PEERS = ["bincode1", "bincode2", "bincode2_legacy", "postcard", "serde_zap", "rmp_serde", "bitcode"]
 # Not serde: shown, never a target (except memcpy's floor on mesh).
 NOT_SERDE = {"wincode": "wincode (own derive)", "memcpy": "memcpy (floor)",
-             "serde_bound": "serde floor (`benches/bound.rs`)"}
+             "serde_bound": "serde floor (`benches/bound.rs`)",
+             "serde_bound_handle": "serde floor, kiln's error shape"}
 # (directory name under the rounds directory, column label)
 PROFILES = [("bench", "LTO"), ("bench-nolto", "no LTO")]
 MEMCPY_MAX = 2.0  # mesh serialize / deserialize within 2x of memcpy
@@ -232,8 +234,8 @@ def dataset_table(runs, sizes, dataset):
                 cell += fmt_ratio(lookup(benches, dataset, suffix, KILN, variant)[0], ns)
             row.append(cell)
         size = sizes.get(dataset, {}).get(fmt)
-        cell = f"{size:,}" if size is not None and fmt not in ("memcpy", "serde_bound") else "—"
-        if fmt not in (KILN, "memcpy", "serde_bound") and size:
+        cell = f"{size:,}" if size is not None and fmt not in ("memcpy", "serde_bound", "serde_bound_handle") else "—"
+        if fmt not in (KILN, "memcpy", "serde_bound", "serde_bound_handle") and size:
             cell += fmt_ratio(kiln_size, size)
         row.append(cell)
         lines.append("| " + " | ".join(row) + " |")
@@ -629,10 +631,15 @@ def main():
         out.append("")
         kiln, _ = lookup(benches, "mesh", "deserialize", KILN, "owned")
         floor, _ = lookup(benches, "mesh", "deserialize", "serde_bound", "owned")
+        handle, _ = lookup(benches, "mesh", "deserialize", "serde_bound_handle", "owned")
         mem, _ = lookup(benches, "mesh", "deserialize", "memcpy", "owned")
         if kiln and floor and mem:
-            out.append(f"Not a target: `mesh` deserialize, the serde floor (`serde_bound`) {fmt_time(floor)}, "
-                       f"{floor / mem:.2f}x memcpy; kiln {kiln / floor:.2f}x the floor.")
+            line = (f"Not a target: `mesh` deserialize, the serde floor (`serde_bound`) {fmt_time(floor)}, "
+                    f"{floor / mem:.2f}x memcpy; kiln {kiln / floor:.2f}x the floor.")
+            if handle:
+                line += (f" With an error of kiln's shape (`serde_bound_handle`) the floor is "
+                         f"{fmt_time(handle)}, {handle / mem:.2f}x memcpy; kiln {kiln / handle:.2f}x it.")
+            out.append(line)
             out.append("")
     tensors = load_json(os.path.join(meta, "tensors.json"))
     framed = load_json(os.path.join(meta, "framed.json"))

@@ -453,11 +453,15 @@ where
 }
 
 /// The floor of any serde format's decode of `mesh` (`benches/bound.rs`:
-/// no room test, no error path), beside memcpy's.
+/// no room test, no error path), beside memcpy's, and the same floor with
+/// an error of kiln's shape.
 fn bound_deserialize(g: &mut BenchmarkGroup<'_, WallTime>, bytes: &[u8]) {
     assert!(bound::mesh(bytes).is_some(), "serde_bound reads mesh only");
     g.bench_function(BenchmarkId::new("serde_bound", "owned"), |b| {
         b.iter(|| bound::mesh(black_box(bytes)))
+    });
+    g.bench_function(BenchmarkId::new("serde_bound_handle", "owned"), |b| {
+        b.iter(|| bound::mesh_handle(black_box(bytes)))
     });
 }
 
@@ -485,11 +489,12 @@ fn main() {
     drop(logs);
 
     let m = mesh::generate(&mut Rng::new(SEED));
-    let back = bound::mesh(&kiln_serde::to_vec(&m).unwrap());
+    let plain = kiln_serde::to_vec(&m).unwrap();
     assert!(
-        back.as_ref() == Some(&m),
+        bound::mesh(&plain).as_ref() == Some(&m) && bound::mesh_handle(&plain).as_ref() == Some(&m),
         "serde_bound does not read mesh back"
     );
+    drop(plain);
     dataset(&mut c, &mut sizes, "mesh", &m, true);
     drop(m);
 
