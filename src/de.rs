@@ -33,6 +33,7 @@ mod map;
 mod public;
 mod window;
 
+use abort::Abort;
 use fail::{bad_bool, bad_option_tag, left_unread, over_cap, unknown_variant};
 use fields::visit_fields;
 use map::MapAccess;
@@ -686,7 +687,7 @@ fn visit_seq_exact<'de, R: Read<'de>, V: Visitor<'de>>(
         left: n,
         hint,
     };
-    let r = visitor.visit_seq(&mut access);
+    let r = visitor.visit_seq(&mut access).map_err(Abort::take);
     all_read(r, access.left, n, at)
 }
 
@@ -696,11 +697,18 @@ struct SeqAccess<'a, R> {
     hint: usize,
 }
 
+/// The error is the zero-sized [`Abort`] (its [`Error`] waits in a
+/// per-thread slot until [`visit_seq_exact`] takes it back): serde's `Vec`
+/// loop moves each element through a `Result<Option<T>, Self::Error>`
+/// (`window.rs` says what that cost `mesh`).
 impl<'de, R: Read<'de>> de::SeqAccess<'de> for SeqAccess<'_, R> {
-    type Error = Error;
+    type Error = Abort;
 
     #[inline]
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> std::result::Result<Option<T::Value>, Abort> {
         if self.left == 0 {
             return Ok(None);
         }
@@ -716,7 +724,9 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for SeqAccess<'_, R> {
                 return seed.deserialize(&mut de).map(Some);
             }
         }
-        seed.deserialize(&mut *self.de).map(Some)
+        seed.deserialize(&mut *self.de)
+            .map(Some)
+            .map_err(Abort::stash)
     }
 
     #[inline]

@@ -1,10 +1,16 @@
 //! [`Abort`]: the zero-sized error of the field access
 //! ([`Fields`](super::fields)) that [`visit_fields`](super::fields::visit_fields)
 //! gives the `visit_seq` of a small plain struct (see there for which and
-//! why), the `A::Error` its derived code returns. The [`Error`] itself
-//! waits in a per-thread slot until `visit_fields` takes it back; the
-//! latest one put there wins (a visitor that catches a field's error,
-//! fails again and returns the first gets the second reported).
+//! why), the `A::Error` its derived code returns; of a seq's access
+//! (`de.rs`: `SeqAccess`), and of a seq's plain element read through the
+//! window (`window.rs`). The [`Error`] itself waits in a per-thread slot
+//! until the access's caller takes it back; the latest one put there wins
+//! (a visitor that catches a field's error, fails again and returns the
+//! first gets the second reported). An error a visitor swallows stays in
+//! the slot until the next one replaces it: every `Abort` is made by
+//! putting its error there, so a stale one is never taken
+//! (`tests/seq_errors.rs`). A visitor that hands the access to another
+//! thread and gets an `Abort` back from there loses the error: MESSAGE.
 //!
 //! serde's `next_element` returns `Result<Option<T>, A::Error>`. With
 //! kiln's 8-byte, 4-aligned [`Error`] there, the error sits on bytes 4..12
