@@ -40,49 +40,39 @@ fn mesh_with<E: de::Error>(bytes: &[u8]) -> Option<Mesh> {
     Mesh::deserialize(&mut d).ok()
 }
 
+/// `Display` ("not a mesh"), `Error` and serde's `de::Error` for an
+/// error type, each error being `$value`.
+macro_rules! floor_error {
+    ($ty:ident, $value:expr) => {
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("not a mesh")
+            }
+        }
+
+        impl std::error::Error for $ty {}
+
+        impl de::Error for $ty {
+            fn custom<T: std::fmt::Display>(_: T) -> Self {
+                $value
+            }
+        }
+    };
+}
+
 /// The zero-sized error.
 #[derive(Debug)]
 struct Never;
 
-impl std::fmt::Display for Never {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("not a mesh")
-    }
-}
-
-impl std::error::Error for Never {}
-
-impl de::Error for Never {
-    fn custom<T: std::fmt::Display>(_: T) -> Self {
-        Never
-    }
-}
+floor_error!(Never, Never);
 
 /// An error of the size, alignment and niche of `kiln_serde::Error` (a
 /// `NonZeroU64` in a `repr(packed(4))` struct, as its handle is).
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 #[repr(C, packed(4))]
-struct Handle(std::num::NonZeroU64);
+struct Handle(#[allow(dead_code)] std::num::NonZeroU64);
 
-impl std::fmt::Debug for Handle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Handle")
-    }
-}
-
-impl std::fmt::Display for Handle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("not a mesh")
-    }
-}
-
-impl std::error::Error for Handle {}
-
-impl de::Error for Handle {
-    fn custom<T: std::fmt::Display>(_: T) -> Self {
-        Handle(std::num::NonZeroU64::MIN)
-    }
-}
+floor_error!(Handle, Handle(std::num::NonZeroU64::MIN));
 
 const _: () = assert!(std::mem::size_of::<Handle>() == 8 && std::mem::align_of::<Handle>() == 4);
 

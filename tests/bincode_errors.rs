@@ -15,6 +15,9 @@ use serde::{Deserialize, Serialize};
 #[path = "support/chunky.rs"]
 mod chunky;
 use chunky::Chunky;
+#[path = "support/even.rs"]
+mod even;
+use even::Even;
 
 /// An enum of four variants: tags 0-3 are valid, 4 and up are not.
 #[derive(Deserialize, Debug)]
@@ -33,21 +36,6 @@ enum Four {
 enum Untagged {
     A(u8),
     B(String),
-}
-
-#[derive(Deserialize, Debug)]
-#[serde(try_from = "u32")]
-struct Even(#[allow(dead_code)] u32);
-
-impl TryFrom<u32> for Even {
-    type Error = String;
-    fn try_from(v: u32) -> Result<Self, String> {
-        if v % 2 == 0 {
-            Ok(Even(v))
-        } else {
-            Err(format!("{v} is odd"))
-        }
-    }
 }
 
 struct Refuses;

@@ -14,6 +14,10 @@ use kiln_serde::ErrorCode;
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
+#[path = "support/even.rs"]
+mod even;
+use even::Even;
+
 /// Plain data, 24 bytes on the wire and in memory, aligned to 4: a type a
 /// seq's access reads through the window.
 #[derive(Deserialize, Debug, PartialEq, Clone, Copy)]
@@ -25,23 +29,6 @@ struct Cell {
     d: [u8; 5],
     e: Even,
     f: u32,
-}
-
-/// A `u32` that refuses odd values (an error of the element's own
-/// conversion, `D::Error::custom`).
-#[derive(Deserialize, Debug, PartialEq, Clone, Copy)]
-#[serde(try_from = "u32")]
-struct Even(u32);
-
-impl TryFrom<u32> for Even {
-    type Error = String;
-    fn try_from(v: u32) -> Result<Self, String> {
-        if v % 2 == 0 {
-            Ok(Even(v))
-        } else {
-            Err(format!("{v} is odd"))
-        }
-    }
 }
 
 const WIRE: usize = 24;
@@ -179,52 +166,33 @@ fn element_errors_on_many_threads_do_not_mix() {
     });
 }
 
-/// Reads a seq of cells; on an element's error, `Swallow` returns what it
-/// has (the seq is then left unread), `Own` fails with its own error.
+/// Reads a seq of cells. On an element's error, `Cells<true>` swallows
+/// it and returns what it has (the seq is then left unread);
+/// `Cells<false>` fails with its own error, which formats the element's.
 #[derive(Debug)]
-struct Swallow(usize);
-#[derive(Debug)]
-struct Own;
+struct Cells<const SWALLOW: bool>(usize);
 
-impl<'de> Deserialize<'de> for Swallow {
+impl<'de, const SWALLOW: bool> Deserialize<'de> for Cells<SWALLOW> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Swallow;
+        struct V<const S: bool>;
+        impl<'de, const S: bool> Visitor<'de> for V<S> {
+            type Value = Cells<S>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("cells")
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Swallow, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Cells<S>, A::Error> {
                 let mut n = 0;
-                while let Ok(Some(_)) = seq.next_element::<Cell>() {
-                    n += 1;
-                }
-                Ok(Swallow(n))
-            }
-        }
-        d.deserialize_seq(V)
-    }
-}
-
-impl<'de> Deserialize<'de> for Own {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Own;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("cells")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Own, A::Error> {
                 loop {
                     match seq.next_element::<Cell>() {
-                        Ok(Some(_)) => {}
-                        Ok(None) => return Ok(Own),
+                        Ok(Some(_)) => n += 1,
+                        Ok(None) => return Ok(Cells(n)),
+                        Err(_) if S => return Ok(Cells(n)),
                         Err(e) => return Err(serde::de::Error::custom(format!("own, after: {e}"))),
                     }
                 }
             }
         }
-        d.deserialize_seq(V)
+        d.deserialize_seq(V::<SWALLOW>)
     }
 }
 
@@ -232,7 +200,7 @@ impl<'de> Deserialize<'de> for Own {
 fn a_visitors_own_error_wins_and_a_swallowed_one_does_not_return() {
     let bad = with_byte(&good(), at(12, 4), 2);
     // The visitor's own error, made after the element's, is reported.
-    let e = kiln_serde::from_slice::<Own>(&bad).unwrap_err();
+    let e = kiln_serde::from_slice::<Cells<false>>(&bad).unwrap_err();
     assert_eq!(e.code(), ErrorCode::Message);
     assert!(
         e.message()
@@ -241,10 +209,10 @@ fn a_visitors_own_error_wins_and_a_swallowed_one_does_not_return() {
     );
     // A swallowed element error: the seq is left unread (MESSAGE at the
     // seq's start), not the element's TYPE.
-    let e = kiln_serde::from_slice::<Swallow>(&bad).unwrap_err();
+    let e = kiln_serde::from_slice::<Cells<true>>(&bad).unwrap_err();
     assert_eq!((e.code(), e.offset()), (ErrorCode::Message, Some(0)), "{e}");
     // Nor does it come back in a later decode on this thread.
-    assert_eq!(kiln_serde::from_slice::<Swallow>(&good()).unwrap().0, N);
+    assert_eq!(kiln_serde::from_slice::<Cells<true>>(&good()).unwrap().0, N);
     let e = kiln_serde::from_slice::<Vec<Cell>>(&good()[..at(2, 1)]).unwrap_err();
     assert_eq!(
         (e.code(), e.offset()),

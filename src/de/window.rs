@@ -441,6 +441,23 @@ fn stashed<R>(_: &mut &mut Decoder<R>, e: Error) -> Abort {
     Abort::stash(e)
 }
 
+impl<'de, R: Read<'de>> Element<'_, 'de, R> {
+    /// A struct or tuple of `n` fields: through the window when its type
+    /// is in range, else by the decoder (`by_decoder`).
+    #[inline(always)]
+    fn open<V: Visitor<'de>>(
+        &mut self,
+        n: usize,
+        visitor: V,
+        by_decoder: impl FnOnce(&mut Decoder<R>, V) -> Result<V::Value>,
+    ) -> std::result::Result<V::Value, Abort> {
+        if !worth::<V::Value>() {
+            return by_decoder(&mut *self.de, visitor).map_err(Abort::stash);
+        }
+        visit::<R, V, true>(&mut *self.de, self.bytes, n, visitor)
+    }
+}
+
 impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Element<'_, 'de, R> {
     type Error = Abort;
 
@@ -451,12 +468,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Element<'_, 'de, R> {
         self,
         len: usize,
         visitor: V,
-    ) -> std::result::Result<V::Value, Self::Error> {
-        if !worth::<V::Value>() {
-            return de::Deserializer::deserialize_tuple(&mut *self.de, len, visitor)
-                .map_err(Abort::stash);
-        }
-        visit::<R, V, true>(&mut *self.de, self.bytes, len, visitor)
+    ) -> std::result::Result<V::Value, Abort> {
+        self.open(len, visitor, |de, v| {
+            de::Deserializer::deserialize_tuple(de, len, v)
+        })
     }
 
     #[inline(always)]
@@ -465,12 +480,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Element<'_, 'de, R> {
         name: &'static str,
         len: usize,
         visitor: V,
-    ) -> std::result::Result<V::Value, Self::Error> {
-        if !worth::<V::Value>() {
-            return de::Deserializer::deserialize_tuple_struct(&mut *self.de, name, len, visitor)
-                .map_err(Abort::stash);
-        }
-        visit::<R, V, true>(&mut *self.de, self.bytes, len, visitor)
+    ) -> std::result::Result<V::Value, Abort> {
+        self.open(len, visitor, |de, v| {
+            de::Deserializer::deserialize_tuple_struct(de, name, len, v)
+        })
     }
 
     #[inline(always)]
@@ -479,12 +492,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Element<'_, 'de, R> {
         name: &'static str,
         names: &'static [&'static str],
         visitor: V,
-    ) -> std::result::Result<V::Value, Self::Error> {
-        if !worth::<V::Value>() {
-            return de::Deserializer::deserialize_struct(&mut *self.de, name, names, visitor)
-                .map_err(Abort::stash);
-        }
-        visit::<R, V, true>(&mut *self.de, self.bytes, names.len(), visitor)
+    ) -> std::result::Result<V::Value, Abort> {
+        self.open(names.len(), visitor, |de, v| {
+            de::Deserializer::deserialize_struct(de, name, names, v)
+        })
     }
 
     fn is_human_readable(&self) -> bool {
