@@ -122,3 +122,60 @@ fn a_visitor_that_reads_every_element_decodes() {
     let key_map = [1, 0, 0, 0, 1, 0, 0, 0, 5, 7];
     assert!(kiln_serde::from_slice::<FirstOnly<KEY_MAP>>(&key_map).is_ok());
 }
+
+/// A seq of `Vec<(u8, u8)>` (each a seq of its own): the visitor reads
+/// the first element, notes its access's size hint, then forgets the
+/// access (`FORGET`, never dropped) or reads the rest.
+#[derive(Debug)]
+struct Nested<const FORGET: bool> {
+    hint: Option<usize>,
+    rest: usize,
+}
+
+impl<'de, const FORGET: bool> Deserialize<'de> for Nested<FORGET> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_seq(NestedVisitor::<FORGET>)
+    }
+}
+
+struct NestedVisitor<const FORGET: bool>;
+impl<'de, const FORGET: bool> Visitor<'de> for NestedVisitor<FORGET> {
+    type Value = Nested<FORGET>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("seqs")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
+        let _: Option<Vec<(u8, u8)>> = s.next_element()?;
+        let hint = s.size_hint();
+        let mut rest = 0;
+        if FORGET {
+            std::mem::forget(s);
+        } else {
+            while s.next_element::<Vec<(u8, u8)>>()?.is_some() {
+                rest += 1;
+            }
+        }
+        Ok(Nested { hint, rest })
+    }
+}
+
+/// Three elements: two empty seqs, then one of one pair.
+const NESTED: [u8; 18] = [3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 2];
+
+#[test]
+fn a_seq_inside_leaves_the_outer_seqs_hint_and_count() {
+    // The first element's own seq (hint 0) is closed when the outer
+    // visitor asks: the outer hint is 2 (3 promised, 1 read), not the
+    // inner's 0.
+    let v = kiln_serde::from_slice::<Nested<false>>(&NESTED).unwrap();
+    assert_eq!((v.hint, v.rest), (Some(2), 2));
+    let v = kiln_serde::from_reader::<_, Nested<false>>(&NESTED[..]).unwrap();
+    assert_eq!((v.hint, v.rest), (Some(2), 2));
+}
+
+#[test]
+fn an_access_the_visitor_forgets_counts_as_unread() {
+    // Forgotten after one element, the access still counts the two left:
+    // the first element's own seq (read whole) must not stand in for it.
+    unread::<Nested<true>>(&NESTED, 0, "left 2 of 3 elements unread");
+}

@@ -327,19 +327,20 @@ pub(crate) const BASE: crate::Options = crate::Options::new()
 /// 1 KiB, one child process per try) on which a value 1,000 and 3,000
 /// levels deep round-trips through `serialize` + `deserialize`, the
 /// difference divided by 2,000 levels (x86-64 Linux, rustc 1.95; release
-/// numbers move by a few bytes per level between builds, 272-304 B for
+/// numbers move by a few bytes per level between builds, 256-304 B for
 /// `Tree`):
 ///
 /// | shape | debug | release |
 /// |---|---|---|
-/// | `struct Tree { kids: Vec<Tree> }` | 2,560 B | 272 B |
-/// | `struct Node { next: Option<Box<Node>> }` | 1,568 B | 96 B |
-/// | `enum List { Cons(u32, Box<List>), Nil }` | 1,632 B | 96 B |
-/// | hostile `[1; n]` read as `Node`, stopped at the cap | 1,568 B | 96 B |
+/// | `struct Tree { kids: Vec<Tree> }` | 2,464 B | 256 B |
+/// | `struct Node { next: Option<Box<Node>> }` | 1,584 B | 96 B |
+/// | `enum List { Cons(u32, Box<List>), Nil }` | 1,680 B | 96 B |
+/// | hostile `[1; n]` read as `Node`, stopped at the cap | 1,584 B | 96 B |
 ///
 /// So 2,048 levels of the deepest-framed shape take about 5 MiB in a
-/// debug build (0.6 MiB in release): inside the 8 MiB of a Linux main
-/// thread with room for the caller's own frames, but not inside the 2 MiB
+/// debug build (0.5 MiB in release): inside the 8 MiB of a Linux main
+/// thread with 2 MiB left for the caller's own frames (the tests run on
+/// 6 MiB), but not inside the 2 MiB
 /// of a spawned thread's default stack in debug. Types with bigger frames
 /// per level take more; lower the cap with
 /// [`KilnOptionsExt::with_max_depth`] for small stacks.

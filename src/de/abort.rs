@@ -2,7 +2,7 @@
 //! ([`Fields`](super::fields)) that [`visit_fields`](super::fields::visit_fields)
 //! gives the `visit_seq` of a small plain struct (see there for which and
 //! why), the `A::Error` its derived code returns; of a seq's access
-//! (`de.rs`: `SeqAccess`), and of a seq's plain element read through the
+//! (`seq.rs`: `SeqAccess`), and of a seq's plain element read through the
 //! window (`window.rs`). The [`Error`] itself waits in a per-thread slot
 //! until the access's caller takes it back; the latest one put there wins
 //! (a visitor that catches a field's error, fails again and returns the

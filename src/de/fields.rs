@@ -51,8 +51,12 @@ use crate::read::{Read, Reference};
 /// it (a call per element, its result copied through memory: criterion
 /// `mesh` decode, LTO, 1.6 ms -> 2.5 ms).
 /// Always inlined, so that `n` is the derive's constant and the test on it
-/// below is gone (`savedata` decode, LTO: 12.41 -> 12.36 M).
-#[inline(always)]
+/// below is gone (`savedata` decode, LTO: 12.41 -> 12.36 M). Not with
+/// debug assertions: at opt-level 0 its temporaries (672 bytes) would sit
+/// in the frame of every caller, a seq's among them, once for each level
+/// of a recursive type (`tests/bincode_depth.rs`).
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub(super) fn visit_fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool>(
     de: &mut Decoder<R>,
     n: usize,
@@ -149,11 +153,18 @@ pub(super) fn variant_fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool
 /// [`Fields::element`]). Written out in `next_element` for `Error`'s
 /// access, as it was before the zero-sized error: called through
 /// `element` there too, borrowed `log` decode with LTO took 3% longer.
+/// `known`: only the types it knows, as `Ok(Some(value))`, and `Ok(None)`
+/// for any other ([`Fields::known_field`]).
 macro_rules! field_body {
     ($self:ident, $T:ident, $wrap:path) => {
-        field_body!(@ $self, $T, $wrap; bool, u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, f32, f64)
+        field_body!(@ $self, $T, $wrap, $T::deserialize(&mut *$self.de).map($wrap);
+            bool, u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, f32, f64)
     };
-    (@ $self:ident, $T:ident, $wrap:path; $($p:ty),*) => {{
+    (known $self:ident, $T:ident) => {
+        field_body!(@ $self, $T, Some, Ok(None);
+            bool, u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, f32, f64)
+    };
+    (@ $self:ident, $T:ident, $wrap:path, $tail:expr; $($p:ty),*) => {{
         let id = typeid::of::<$T>();
         if id == typeid::of::<&str>() {
             let s = $self.de.str_field()?;
@@ -181,7 +192,7 @@ macro_rules! field_body {
         if id == typeid::of::<Option<String>>() {
             return $self.de.option_field::<$T, String>(Decoder::string_field).map($wrap);
         }
-        $T::deserialize(&mut *$self.de).map($wrap)
+        $tail
     }};
 }
 
@@ -240,8 +251,8 @@ impl<'de, R: Read<'de>, const KEY: bool> de::SeqAccess<'de> for Fields<'_, R, KE
         seed.deserialize(&mut *self.de).map(Some)
     }
 
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    #[cfg_attr(debug_assertions, inline)]
+    #[cfg(not(debug_assertions))]
+    #[inline(always)]
     fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
         if *self.left == 0 {
             return Ok(None);
@@ -250,9 +261,36 @@ impl<'de, R: Read<'de>, const KEY: bool> de::SeqAccess<'de> for Fields<'_, R, KE
         field_body!(self, T, Some)
     }
 
+    /// With debug assertions, the known types' reads are a call of their
+    /// own ([`Fields::known_field`]): written out here, at opt-level 0
+    /// their temporaries made this frame 1,296 bytes, on the stack once
+    /// for each level of a recursive type (`tests/bincode_depth.rs`).
+    #[cfg(debug_assertions)]
+    #[inline]
+    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
+        if *self.left == 0 {
+            return Ok(None);
+        }
+        *self.left -= 1;
+        match self.known_field::<T>()? {
+            Some(v) => Ok(Some(v)),
+            None => T::deserialize(&mut *self.de).map(Some),
+        }
+    }
+
     #[inline]
     fn size_hint(&self) -> Option<usize> {
         Some(self.hint.min(*self.left))
+    }
+}
+
+impl<'de, R: Read<'de>, const KEY: bool> Fields<'_, R, KEY, false> {
+    /// A field of a type `field_body!` reads itself (`Ok(Some)`), or
+    /// `Ok(None)` for any other.
+    #[cfg(debug_assertions)]
+    #[inline]
+    fn known_field<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
+        field_body!(known self, T)
     }
 }
 

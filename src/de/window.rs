@@ -39,7 +39,7 @@
 //! LTO, session 48).
 //!
 //! That path's error is the zero-sized [`Abort`] ([`Mode`]), as is the
-//! seq access's (`de.rs`): serde's `Vec` loop takes each element through
+//! seq access's (`seq.rs`): serde's `Vec` loop takes each element through
 //! a `Result<Option<T>, E>`, and with kiln's 8-byte [`Error`] there LLVM
 //! moved a triangle as eight 8- and 4-byte pieces, five of them through
 //! the stack; with `Abort`, as two 16-byte and two 8-byte ones. `mesh`
