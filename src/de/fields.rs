@@ -148,51 +148,43 @@ pub(super) fn variant_fields<'de, R: Read<'de>, V: Visitor<'de>, const KEY: bool
     r
 }
 
-/// The body of a field's read, `T` one field's type, each value handed on
-/// through `$wrap` (`Some` for `next_element`, `identity` for
-/// [`Fields::element`]). Written out in `next_element` for `Error`'s
-/// access, as it was before the zero-sized error: called through
-/// `element` there too, borrowed `log` decode with LTO took 3% longer.
-/// `known`: only the types it knows, as `Ok(Some(value))`, and `Ok(None)`
-/// for any other ([`Fields::known_field`]).
+/// The body of [`Fields::known_field`]: the field types read here rather
+/// than through serde's impls, each value as `Ok(Some(value))`, and
+/// `Ok(None)` for any other type (a macro for the `Option`s of the 13
+/// number types).
 macro_rules! field_body {
-    ($self:ident, $T:ident, $wrap:path) => {
-        field_body!(@ $self, $T, $wrap, $T::deserialize(&mut *$self.de).map($wrap);
-            bool, u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, f32, f64)
+    ($self:ident, $T:ident) => {
+        field_body!(@ $self, $T; bool, u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, f32, f64)
     };
-    (known $self:ident, $T:ident) => {
-        field_body!(@ $self, $T, Some, Ok(None);
-            bool, u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, f32, f64)
-    };
-    (@ $self:ident, $T:ident, $wrap:path, $tail:expr; $($p:ty),*) => {{
+    (@ $self:ident, $T:ident; $($p:ty),*) => {{
         let id = typeid::of::<$T>();
         if id == typeid::of::<&str>() {
             let s = $self.de.str_field()?;
-            return $T::deserialize(BorrowedStrDeserializer::<Error>::new(s)).map($wrap);
+            return $T::deserialize(BorrowedStrDeserializer::<Error>::new(s)).map(Some);
         }
         if id == typeid::of::<String>() {
             let s = $self.de.string_field()?;
-            return $T::deserialize(StringDeserializer::<Error>::new(s)).map($wrap);
+            return $T::deserialize(StringDeserializer::<Error>::new(s)).map(Some);
         }
         if super::bytes::vec_kind::<$T>().is_some() {
-            return $T::deserialize(super::bytes::KnownVec(&mut *$self.de)).map($wrap);
+            return $T::deserialize(super::bytes::KnownVec(&mut *$self.de)).map(Some);
         }
         $(
             if id == typeid::of::<Option<$p>>() {
                 return $self
                     .de
                     .option_field::<$T, $p>(|de| <$p as de::Deserialize>::deserialize(de))
-                    .map($wrap);
+                    .map(Some);
             }
         )*
         if id == typeid::of::<Option<&str>>() {
             let read = |de: &mut Decoder<R>| de.str_field().map(BorrowedStr);
-            return $self.de.option_field::<$T, _>(read).map($wrap);
+            return $self.de.option_field::<$T, _>(read).map(Some);
         }
         if id == typeid::of::<Option<String>>() {
-            return $self.de.option_field::<$T, String>(Decoder::string_field).map($wrap);
+            return $self.de.option_field::<$T, String>(Decoder::string_field).map(Some);
         }
-        $tail
+        Ok(None)
     }};
 }
 
@@ -251,22 +243,14 @@ impl<'de, R: Read<'de>, const KEY: bool> de::SeqAccess<'de> for Fields<'_, R, KE
         seed.deserialize(&mut *self.de).map(Some)
     }
 
-    #[cfg(not(debug_assertions))]
-    #[inline(always)]
-    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
-        if *self.left == 0 {
-            return Ok(None);
-        }
-        *self.left -= 1;
-        field_body!(self, T, Some)
-    }
-
-    /// With debug assertions, the known types' reads are a call of their
-    /// own ([`Fields::known_field`]): written out here, at opt-level 0
-    /// their temporaries made this frame 1,296 bytes, on the stack once
-    /// for each level of a recursive type (`tests/bincode_depth.rs`).
-    #[cfg(debug_assertions)]
-    #[inline]
+    /// The types `field_body!` knows are read in [`Fields::known_field`],
+    /// always inlined in an optimized build (the same instruction counts
+    /// as the body written out here) and a call of its own at opt-level 0:
+    /// written out, their temporaries made this frame 1,296 bytes there,
+    /// on the stack once for each level of a recursive type
+    /// (`tests/bincode_depth.rs`).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
         if *self.left == 0 {
             return Ok(None);
@@ -284,13 +268,13 @@ impl<'de, R: Read<'de>, const KEY: bool> de::SeqAccess<'de> for Fields<'_, R, KE
     }
 }
 
-impl<'de, R: Read<'de>, const KEY: bool> Fields<'_, R, KEY, false> {
+impl<'de, R: Read<'de>, const KEY: bool, const ABORT: bool> Fields<'_, R, KEY, ABORT> {
     /// A field of a type `field_body!` reads itself (`Ok(Some)`), or
     /// `Ok(None)` for any other.
-    #[cfg(debug_assertions)]
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn known_field<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
-        field_body!(known self, T)
+        field_body!(self, T)
     }
 }
 
@@ -299,7 +283,10 @@ impl<'de, R: Read<'de>, const KEY: bool> Fields<'_, R, KEY, true> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
     fn element<T: de::Deserialize<'de>>(&mut self) -> Result<T> {
-        field_body!(self, T, std::convert::identity)
+        match self.known_field::<T>()? {
+            Some(v) => Ok(v),
+            None => T::deserialize(&mut *self.de),
+        }
     }
 }
 
