@@ -65,6 +65,13 @@ pub(crate) struct Decoder<R> {
     /// `max_bytes + 1` outside map keys, 0 inside one (every count), so a
     /// value outside keys tests its count once for both (`map.rs`).
     str_bar: u64,
+    /// The open seq access's elements left, written back when the access
+    /// is dropped (and before an element that may open a seq of its own):
+    /// the access itself is passed by value and keeps its count in a
+    /// register (`seq.rs`).
+    seq_left: usize,
+    /// The open seq access's size hint.
+    seq_hint: usize,
 }
 
 impl<'de> Decoder<SliceRead<'de>> {
@@ -105,6 +112,8 @@ impl<'de, R: Read<'de>> Decoder<R> {
             last_str: (usize::MAX, usize::MAX),
             in_key: 0,
             str_bar: limits.max_bytes.saturating_add(1),
+            seq_left: 0,
+            seq_hint: 0,
         }
     }
 

@@ -4,6 +4,7 @@
 //! own kind for a type's own faults), for seqs, tuples, maps and map keys.
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use kiln_serde::ErrorCode;
 use serde::de::{
@@ -123,39 +124,47 @@ fn a_visitor_that_reads_every_element_decodes() {
     assert!(kiln_serde::from_slice::<FirstOnly<KEY_MAP>>(&key_map).is_ok());
 }
 
-/// A seq of `Vec<(u8, u8)>` (each a seq of its own): the visitor reads
-/// the first element, notes its access's size hint, then forgets the
-/// access (`FORGET`, never dropped) or reads the rest.
+/// A seq of `E`s: the visitor reads the first element, notes its
+/// access's size hint, then forgets the access (`FORGET`, never dropped)
+/// or reads the rest.
 #[derive(Debug)]
-struct Nested<const FORGET: bool> {
+struct Nested<E, const FORGET: bool> {
     hint: Option<usize>,
     rest: usize,
+    _e: PhantomData<E>,
 }
 
-impl<'de, const FORGET: bool> Deserialize<'de> for Nested<FORGET> {
+/// `Nested`'s elements: each a seq of its own.
+type Pairs = Vec<(u8, u8)>;
+
+impl<'de, E: Deserialize<'de>, const FORGET: bool> Deserialize<'de> for Nested<E, FORGET> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_seq(NestedVisitor::<FORGET>)
+        d.deserialize_seq(NestedVisitor::<E, FORGET>(PhantomData))
     }
 }
 
-struct NestedVisitor<const FORGET: bool>;
-impl<'de, const FORGET: bool> Visitor<'de> for NestedVisitor<FORGET> {
-    type Value = Nested<FORGET>;
+struct NestedVisitor<E, const FORGET: bool>(PhantomData<E>);
+impl<'de, E: Deserialize<'de>, const FORGET: bool> Visitor<'de> for NestedVisitor<E, FORGET> {
+    type Value = Nested<E, FORGET>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("seqs")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
-        let _: Option<Vec<(u8, u8)>> = s.next_element()?;
+        let _: Option<E> = s.next_element()?;
         let hint = s.size_hint();
         let mut rest = 0;
         if FORGET {
             std::mem::forget(s);
         } else {
-            while s.next_element::<Vec<(u8, u8)>>()?.is_some() {
+            while s.next_element::<E>()?.is_some() {
                 rest += 1;
             }
         }
-        Ok(Nested { hint, rest })
+        Ok(Nested {
+            hint,
+            rest,
+            _e: PhantomData,
+        })
     }
 }
 
@@ -167,9 +176,9 @@ fn a_seq_inside_leaves_the_outer_seqs_hint_and_count() {
     // The first element's own seq (hint 0) is closed when the outer
     // visitor asks: the outer hint is 2 (3 promised, 1 read), not the
     // inner's 0.
-    let v = kiln_serde::from_slice::<Nested<false>>(&NESTED).unwrap();
+    let v = kiln_serde::from_slice::<Nested<Pairs, false>>(&NESTED).unwrap();
     assert_eq!((v.hint, v.rest), (Some(2), 2));
-    let v = kiln_serde::from_reader::<_, Nested<false>>(&NESTED[..]).unwrap();
+    let v = kiln_serde::from_reader::<_, Nested<Pairs, false>>(&NESTED[..]).unwrap();
     assert_eq!((v.hint, v.rest), (Some(2), 2));
 }
 
@@ -177,5 +186,20 @@ fn a_seq_inside_leaves_the_outer_seqs_hint_and_count() {
 fn an_access_the_visitor_forgets_counts_as_unread() {
     // Forgotten after one element, the access still counts the two left:
     // the first element's own seq (read whole) must not stand in for it.
-    unread::<Nested<true>>(&NESTED, 0, "left 2 of 3 elements unread");
+    unread::<Nested<Pairs, true>>(&NESTED, 0, "left 2 of 3 elements unread");
+}
+
+#[test]
+fn an_access_forgotten_after_plain_data_elements_is_an_error() {
+    // 20 elements of 24 bytes: each read through a window of the input
+    // (`de/window.rs`), where the access does not write its count back
+    // for each element. Forgotten after one, the seq is still an error;
+    // its count of unread elements is the last one written back, here
+    // the whole seq's (the message's count is exact only for an access
+    // that is dropped, as every serde visitor's is).
+    let mut bytes = 20u32.to_le_bytes().to_vec();
+    bytes.extend((0..20 * 6).flat_map(|i: u32| i.to_le_bytes()));
+    unread::<Nested<[u32; 6], true>>(&bytes, 0, "of 20 elements unread");
+    let v = kiln_serde::from_slice::<Nested<[u32; 6], false>>(&bytes).unwrap();
+    assert_eq!((v.hint, v.rest), (Some(19), 19));
 }

@@ -97,6 +97,8 @@ impl<'de, R: Read<'de>> Decoder<R> {
             last_str: self.last_str,
             in_key: self.in_key,
             str_bar: self.str_bar,
+            seq_left: 0,
+            seq_hint: 0,
         };
         let r = seed.deserialize(&mut kd);
         let Decoder {
