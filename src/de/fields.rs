@@ -27,8 +27,9 @@
 //! this `next_element` directly, not through serde's `&mut A` forwarding
 //! impl, which LLVM would not inline either); the count left is behind a
 //! pointer so that [`visit_fields`] can still check it afterwards. Seqs
-//! keep the plain access in `de.rs` (there the pointer costs an
-//! instruction per element: `mesh`, no LTO), except seqs of strings
+//! keep their own access in `seq.rs` (there the pointer costs an
+//! instruction per element: `mesh`, no LTO; that access writes its count
+//! back to the decoder instead), except seqs of strings
 //! ([`string_seq`], with the seq's budgeted size hint): `savedata` decode
 //! 12.58M -> 12.39M / 13.28M -> 13.06M.
 
