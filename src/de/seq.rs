@@ -39,8 +39,9 @@ pub(super) fn visit_seq_exact<'de, R: Read<'de>, V: Visitor<'de>>(
 /// keeps `left` in a register. Behind a `&mut` it was stored and loaded
 /// for each element, since an element's out-of-line path may unwind and
 /// the caller could see it. `mesh` decode without LTO, profile binary,
-/// alternated runs: 0.84-0.99 -> 0.72-0.81 ms (callgrind 4.00 -> 3.88 M;
-/// with LTO 3.50 M either way). The count goes back to the decoder when
+/// fastest 7 of 11 alternated runs: 0.79-0.86 -> 0.73-0.80 ms; criterion
+/// 1.03-1.18 -> 0.80-0.94 ms (callgrind 4.00 -> 3.88 M; with LTO 3.50 M
+/// either way). The count goes back to the decoder when
 /// the access is dropped, where [`visit_seq_exact`] reads it, and before
 /// an element that is not read through a window (such an element may
 /// open a seq of its own, which keeps the decoder's count while it is
@@ -90,8 +91,8 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for SeqAccess<'_, R> {
                 return seed.deserialize(&mut de).map(Some);
             }
         }
-        // For a visitor that forgets this access (see above), and for a
-        // seq inside the element, which keeps this count while it is open.
+        // For a visitor that forgets this access (see above); a seq
+        // inside the element puts this value back when it closes.
         self.de.seq_left = self.left;
         seed.deserialize(&mut *self.de)
             .map(Some)
