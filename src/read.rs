@@ -156,6 +156,10 @@ pub trait Read<'de>: private::Sealed {
         e
     }
 
+    /// Whether [`Self::window`] can hold bytes (a slice; not a stream).
+    #[doc(hidden)]
+    const WINDOWED: bool = false;
+
     /// Up to [`WINDOW`] bytes from the position on, without moving (a
     /// slice; none for a stream).
     #[doc(hidden)]

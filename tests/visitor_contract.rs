@@ -187,6 +187,16 @@ fn an_access_the_visitor_forgets_counts_as_unread() {
     // Forgotten after one element, the access still counts the two left:
     // the first element's own seq (read whole) must not stand in for it.
     unread::<Nested<Pairs, true>>(&NESTED, 0, "left 2 of 3 elements unread");
+    // From a stream (a `BufReader` is not decoded in place) no element
+    // writes its count back: still an error, its count the whole seq's.
+    let e = kiln_serde::from_reader::<_, Nested<Pairs, true>>(std::io::BufReader::new(&NESTED[..]))
+        .unwrap_err();
+    assert_eq!((e.code(), e.offset()), (ErrorCode::Message, Some(0)), "{e}");
+    assert!(e.to_string().contains("left 3 of 3 elements unread"), "{e}");
+    let v =
+        kiln_serde::from_reader::<_, Nested<Pairs, false>>(std::io::BufReader::new(&NESTED[..]))
+            .unwrap();
+    assert_eq!((v.hint, v.rest), (Some(2), 2));
 }
 
 #[test]

@@ -35,6 +35,8 @@ impl<'de> Read<'de> for InPlace<'de> {
         self.0.settle(e)
     }
 
+    const WINDOWED: bool = true;
+
     // The window (`de/window.rs`) too: without it `from_reader` of a
     // `&mut &[u8]` read `mesh` in 10.88 / 14.88 M instructions (LTO / no
     // LTO), then 5.00 / 5.63 as `from_slice` (3.50 / 4.00 since the seq

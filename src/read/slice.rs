@@ -162,6 +162,8 @@ impl<'de> Read<'de> for SliceRead<'de> {
         self.full.len() - self.pos()
     }
 
+    const WINDOWED: bool = true;
+
     #[inline(always)]
     fn window(&self) -> &'de [u8] {
         let rest = self.unread();
