@@ -67,9 +67,8 @@ pub(crate) struct Decoder<R> {
     str_bar: u64,
     /// The open seq access's elements left, written back when the access
     /// is dropped (and, from a slice, before an element that may open a
-    /// seq of its own):
-    /// the access itself is passed by value and keeps its count in a
-    /// register (`seq.rs`).
+    /// seq of its own): the access itself is passed by value and keeps
+    /// its count in a register (`seq.rs`).
     seq_left: usize,
     /// The open seq access's size hint.
     seq_hint: usize,
