@@ -85,7 +85,9 @@ fn apart<R>(f: impl FnOnce() -> R) -> R {
 fn encode<T: Data>(format: &str, v: &T, plain: &[u8]) -> Vec<u8> {
     match format {
         // kiln_options and kiln_limit decode kiln's bytes (ders only).
-        "kiln" | "kiln_options" | "kiln_limit" => apart(|| kiln_serde::to_vec(v).unwrap()),
+        "kiln" | "kiln_options" | "kiln_limit" | "kiln_bufread" => {
+            apart(|| kiln_serde::to_vec(v).unwrap())
+        }
         "kiln_bincode" => apart(|| kiln_serde::bincode::serialize(v).unwrap()),
         "bincode1" => apart(|| bincode1::serialize(v).unwrap()),
         "postcard" => apart(|| postcard::to_stdvec(v).unwrap()),
@@ -202,6 +204,7 @@ fn decode_stream<T: Data>(format: &str, bytes: &[u8]) -> T {
     let r = || std::io::BufReader::with_capacity(1 << 16, bytes);
     match format {
         "kiln" => apart(|| kiln_serde::from_reader(r()).unwrap()),
+        "kiln_bufread" => apart(|| kiln_serde::from_bufread(r()).unwrap()),
         // `Options` with a cap other than the total limit: no limit test.
         "kiln_options" => apart(|| {
             kiln_serde::Options::new()

@@ -22,7 +22,7 @@ use crate::limits::Limits;
 use crate::read::{InPlace, Read, Reference};
 use crate::token;
 
-pub use crate::read::{IoRead, SliceRead};
+pub use crate::read::{BufIoRead, IoRead, SliceRead};
 
 mod abort;
 mod bytes;
@@ -367,6 +367,30 @@ fn from_stream<R: std::io::Read, T: de::DeserializeOwned, const LIMITED: bool>(
     limits: &Limits,
 ) -> Result<T> {
     let mut de = Decoder::<IoRead<R, LIMITED>>::from_stream(reader, limits);
+    T::deserialize(&mut de).map_err(|e: Error| de.settle(e))
+}
+
+/// Reads one value from an `io::BufRead`, consuming exactly its bytes,
+/// through a copy of the front of its buffer ([`BufIoRead`]). A slice
+/// or a cursor over one is decoded in place, as [`from_reader`] does.
+#[inline]
+pub(crate) fn from_bufread<R: std::io::BufRead, T: de::DeserializeOwned, const LIMITED: bool>(
+    mut reader: R,
+    limits: &Limits,
+) -> Result<T> {
+    if let Some(r) = from_slice_reader(&mut reader, limits) {
+        return r;
+    }
+    from_buffered::<R, T, LIMITED>(&mut reader, limits)
+}
+
+/// [`from_bufread`] for a reader that is not a slice.
+fn from_buffered<R: std::io::BufRead, T: de::DeserializeOwned, const LIMITED: bool>(
+    reader: &mut R,
+    limits: &Limits,
+) -> Result<T> {
+    let read = BufIoRead::<R, LIMITED>::with_limit(reader, limits.limit);
+    let mut de = Decoder::new(read, limits);
     T::deserialize(&mut de).map_err(|e: Error| de.settle(e))
 }
 

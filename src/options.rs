@@ -316,6 +316,29 @@ impl Options {
         }
     }
 
+    /// Reads one value from an `io::BufRead`, as [`Options::from_reader`]
+    /// does, and faster: see [`crate::from_bufread`]. Values, errors and
+    /// where the stream is left are [`Options::from_reader`]'s.
+    ///
+    /// # Errors
+    /// As [`Options::from_reader`].
+    ///
+    /// # Examples
+    /// ```
+    /// let mut input = std::io::BufReader::new(&[1, 0, 0, 0, 2][..]);
+    /// let opts = kiln_serde::Options::new().with_limit(4);
+    /// let a: u32 = opts.from_bufread(&mut input).unwrap();
+    /// assert_eq!(a, 1);
+    /// ```
+    #[inline]
+    pub fn from_bufread<R: std::io::BufRead, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
+        if self.limits.limit.is_none() {
+            de::from_bufread::<R, T, false>(reader, &self.limits)
+        } else {
+            de::from_bufread::<R, T, true>(reader, &self.limits)
+        }
+    }
+
     /// Decodes a standalone buffer with a `DeserializeSeed`.
     ///
     /// # Errors

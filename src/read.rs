@@ -15,10 +15,12 @@ use std::io;
 
 use crate::error::{Error, ErrorCode, Result};
 
+mod buffered;
 mod in_place;
 mod key;
 mod slice;
 
+pub use buffered::BufIoRead;
 pub(crate) use in_place::InPlace;
 pub use key::KeyRead;
 pub use slice::SliceRead;
@@ -133,7 +135,7 @@ pub(crate) mod private {
 }
 
 /// The input of a [`Deserializer`](crate::de::Deserializer). Sealed: use
-/// [`SliceRead`] or [`IoRead`].
+/// [`SliceRead`], [`IoRead`] or [`BufIoRead`].
 pub trait Read<'de>: private::Sealed {
     /// Bytes consumed so far (the offset of the next byte).
     fn offset(&self) -> u64;

@@ -17,7 +17,7 @@ use serde::de;
 use super::Decoder;
 use crate::error::Result;
 use crate::limits::Limits;
-use crate::read::{IoRead, Read, SliceRead};
+use crate::read::{BufIoRead, IoRead, Read, SliceRead};
 
 /// The Frozen deserializer, over a slice ([`Deserializer::from_slice`],
 /// zero-copy for `&str` and `&[u8]`) or a stream
@@ -64,6 +64,33 @@ impl<R: std::io::Read> Deserializer<IoRead<R>> {
     pub fn from_reader(reader: R, limits: &Limits) -> Self {
         Deserializer {
             de: Decoder::from_stream(reader, limits),
+        }
+    }
+}
+
+impl<'r, R: std::io::BufRead + ?Sized> Deserializer<BufIoRead<'r, R>> {
+    /// A deserializer reading from an `io::BufRead`, through a copy of
+    /// the front of its buffer ([`crate::from_bufread`]); the stream is
+    /// consumed past the bytes read when the deserializer is dropped.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use kiln_serde::{de::Deserializer, Limits};
+    /// use serde::Deserialize;
+    /// use std::io::{BufRead, BufReader};
+    ///
+    /// let mut input = BufReader::new(&[1, 2, 0, 9][..]);
+    /// let mut de = Deserializer::from_bufread(&mut input, &Limits::DEFAULT);
+    /// let a = u8::deserialize(&mut de).unwrap();
+    /// let b = u16::deserialize(&mut de).unwrap();
+    /// assert_eq!((a, b, de.offset()), (1, 2, 3));
+    /// drop(de);
+    /// assert_eq!(input.fill_buf().unwrap(), [9]);
+    /// ```
+    pub fn from_bufread(reader: &'r mut R, limits: &Limits) -> Self {
+        Deserializer {
+            de: Decoder::new(BufIoRead::new(reader, limits.limit), limits),
         }
     }
 }

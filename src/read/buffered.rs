@@ -1,0 +1,235 @@
+//! [`BufIoRead`]: a stream that is an `io::BufRead`, read from a copy of
+//! the front of its buffer.
+//!
+//! [`IoRead`] calls the stream's `read_exact` for every value: from a
+//! `BufReader`, a call (std's, not inlined into kiln's decode without LTO)
+//! and a `memcpy` of a few bytes in it, per `f32`. A `BufRead` shows its
+//! buffer without consuming it, so this reader copies up to [`LOCAL`]
+//! bytes of it at once and reads values from that copy as a slice reader
+//! would (a compare, a copy of a constant width, an add); it tells the
+//! stream to consume what it read when it copies again, when it hands a
+//! read to [`IoRead`] (a value that straddles the stream's buffer, a
+//! string longer than the copy, the end of the stream, an error), and when
+//! it is dropped. So the stream is left exactly past the bytes read, as
+//! `IoRead` leaves it, and every value and every error (code and offset)
+//! is `IoRead`'s.
+//!
+//! No `unsafe`: the copy is a plain array, and the stream is not touched
+//! between the copy and the `consume` that follows it.
+
+use std::io::{self, BufRead};
+
+use super::{private, stream_error, IoRead, KeyRead, Read, Reference};
+use crate::error::Result;
+
+/// Bytes of the stream's buffer copied at once.
+const LOCAL: usize = 256;
+
+/// Reads from an `io::BufRead` (a `BufReader` over a file or a socket), a
+/// copy of its buffer at a time, exactly as many bytes as the value needs:
+/// the stream is consumed past them when the reader is dropped (and on
+/// the way). Values and errors are [`IoRead`]'s.
+pub struct BufIoRead<'r, R: ?Sized + BufRead, const LIMITED: bool = true> {
+    inner: IoRead<&'r mut R, LIMITED>,
+    /// A copy of the first `len` bytes of the stream's buffer, which the
+    /// stream has not consumed.
+    local: [u8; LOCAL],
+    /// Bytes of `local` read (the stream consumes them at [`Self::sync`]).
+    used: usize,
+    /// Bytes of `local` copied.
+    len: usize,
+}
+
+impl<'r, R: ?Sized + BufRead> BufIoRead<'r, R> {
+    /// A reader over a `BufRead`, optionally with a total size limit.
+    pub fn new(reader: &'r mut R, limit: Option<u64>) -> Self {
+        BufIoRead::with_limit(reader, limit)
+    }
+}
+
+impl<'r, R: ?Sized + BufRead, const LIMITED: bool> BufIoRead<'r, R, LIMITED> {
+    /// A reader over `reader`; `limit` must be `None` when not `LIMITED`.
+    pub(crate) fn with_limit(reader: &'r mut R, limit: Option<u64>) -> Self {
+        BufIoRead {
+            inner: IoRead::with_limit(reader, limit),
+            local: [0; LOCAL],
+            used: 0,
+            len: 0,
+        }
+    }
+
+    /// The stream consumes the bytes read from the copy, which is then
+    /// empty: the stream's own position is the reader's.
+    #[inline]
+    fn sync(&mut self) {
+        self.inner.reader.consume(self.used);
+        self.used = 0;
+        self.len = 0;
+    }
+
+    /// After [`Self::sync`]: copies the front of the stream's buffer
+    /// (filling it when empty). An error of the stream is IO at `at` (EOF
+    /// is an empty copy, left to [`IoRead`]).
+    fn refill(&mut self, at: u64) -> Result<()> {
+        loop {
+            match self.inner.reader.fill_buf() {
+                Ok(buf) => {
+                    // A whole copy is a copy of a constant width (moves
+                    // inlined, not a `memcpy` call).
+                    let whole = buf
+                        .get(..LOCAL)
+                        .and_then(|b| <&[u8; LOCAL]>::try_from(b).ok());
+                    if let Some(whole) = whole {
+                        self.local = *whole;
+                        self.len = LOCAL;
+                    } else if let Some(to) = self.local.get_mut(..buf.len()) {
+                        to.copy_from_slice(buf);
+                        self.len = buf.len();
+                    }
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(stream_error(e, at)),
+            }
+        }
+    }
+
+    /// [`Read::read_array`] past the copy: copy again, or leave the read
+    /// to [`IoRead`] (a value that straddles the stream's buffer, the end
+    /// of the stream, the total size limit).
+    #[inline(never)]
+    fn read_array_slow<const N: usize>(&mut self) -> Result<[u8; N]> {
+        self.sync();
+        if self.inner.tally.within(N) {
+            let at = self.inner.tally.pos();
+            self.refill(at)?;
+            if let Some(out) = self.take_copied::<N>() {
+                return Ok(out);
+            }
+            // Too short a copy: `IoRead` reads past it, so it is stale.
+            self.len = 0;
+        }
+        self.inner.read_array()
+    }
+
+    /// The next `N` bytes from the copy, if it holds them and the limit
+    /// allows them.
+    #[inline(always)]
+    fn take_copied<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let end = self.used + N;
+        if end > self.len || !self.inner.tally.within(N) {
+            return None;
+        }
+        let b = self.local.get(self.used..end)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(b);
+        self.used = end;
+        self.inner.tally.skip(N);
+        Some(out)
+    }
+}
+
+impl<R: ?Sized + BufRead, const LIMITED: bool> Drop for BufIoRead<'_, R, LIMITED> {
+    fn drop(&mut self) {
+        self.sync();
+    }
+}
+
+impl<R: ?Sized + BufRead, const LIMITED: bool> private::Sealed for BufIoRead<'_, R, LIMITED> {}
+
+impl<'de, R: ?Sized + BufRead, const LIMITED: bool> Read<'de> for BufIoRead<'_, R, LIMITED> {
+    #[inline]
+    fn offset(&self) -> u64 {
+        self.inner.tally.pos()
+    }
+
+    #[inline]
+    fn remaining(&self) -> Option<usize> {
+        None
+    }
+
+    fn trailing(&self) -> usize {
+        0
+    }
+
+    #[inline]
+    fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        match self.take_copied::<N>() {
+            Some(out) => Ok(out),
+            None => self.read_array_slow(),
+        }
+    }
+
+    fn take<'s>(
+        &'s mut self,
+        n: usize,
+        at: u64,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Reference<'de, 's>> {
+        let end = self.used.saturating_add(n);
+        if end <= self.len && self.inner.tally.within(n) {
+            if let Some(b) = self.local.get(self.used..end) {
+                // Into `scratch`, as a stream's copies are (a map key's
+                // record is made from it: `KeyRead`).
+                scratch.clear();
+                scratch.extend_from_slice(b);
+                self.used = end;
+                self.inner.tally.skip(n);
+                return Ok(Reference::Copied(scratch));
+            }
+        }
+        self.sync();
+        self.inner.take(n, at, scratch)
+    }
+
+    fn tensors_block<'s>(
+        &'s mut self,
+        limits: &crate::limits::Limits,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Reference<'de, 's>> {
+        self.sync();
+        self.inner.tensors_block(limits, scratch)
+    }
+
+    fn take_elements<'s>(
+        &'s mut self,
+        len: usize,
+        w: usize,
+        at: u64,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Option<&'s [u8]>> {
+        self.sync();
+        Read::take_elements(&mut self.inner, len, w, at, scratch)
+    }
+
+    type Key<'k>
+        = KeyRead<'k, Self>
+    where
+        Self: 'k;
+    const KEYS_APART: bool = true;
+
+    fn key_reader(&mut self) -> Self::Key<'_> {
+        KeyRead::new(self)
+    }
+
+    fn record(&mut self, bytes: &[u8]) {
+        self.inner.tally.record(bytes);
+    }
+
+    #[inline]
+    fn mark(&self) -> usize {
+        self.inner.tally.mark()
+    }
+
+    fn captured(&self, from: usize, to: usize) -> &[u8] {
+        self.inner.tally.captured(from, to)
+    }
+
+    fn map_open(&mut self) {
+        self.inner.tally.map_open();
+    }
+
+    fn map_close(&mut self) {
+        self.inner.tally.map_close();
+    }
+}

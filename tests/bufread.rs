@@ -1,0 +1,322 @@
+//! `from_bufread` reads a `BufRead`'s values from a copy of the front of
+//! its buffer (`src/read/buffered.rs`) where `from_reader` calls the
+//! stream's `read_exact` for each. The two must agree on everything: the
+//! value, or the error's code and offset, and the bytes the stream is
+//! left with, for every cut of the input, every one-byte change, every
+//! total size limit, and buffers of every size (a value straddles the
+//! stream's buffer, or the copy, at every position).
+
+use std::collections::BTreeMap;
+use std::io::{self, BufRead, BufReader, Read};
+
+use kiln_serde::{ErrorCode, Options};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+#[path = "support/stream.rs"]
+mod stream;
+use stream::Stream;
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+enum Kind {
+    Unit,
+    New(u32),
+    Tup(i16, String),
+    Rec { name: String, big: i128 },
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+struct V3 {
+    x: f32,
+    y: f32,
+    z: f32,
+}
+
+/// Fixed-width fields, strings short and long (longer than the 256-byte
+/// copy), enums, options, a map with string keys (read through the key
+/// reader, which records them), bytes, a `Vec` of numbers (read in bulk
+/// from a stream), plain structs and a `char`.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Msg {
+    id: u64,
+    name: String,
+    kinds: Vec<Kind>,
+    by_name: BTreeMap<String, Option<u32>>,
+    #[serde(with = "serde_bytes")]
+    blob: Vec<u8>,
+    long: String,
+    nums: Vec<u16>,
+    points: Vec<V3>,
+    ch: char,
+    f: f64,
+    flag: bool,
+}
+
+fn msg() -> Msg {
+    Msg {
+        id: 42,
+        name: "message".into(),
+        kinds: vec![
+            Kind::Unit,
+            Kind::New(7),
+            Kind::Tup(-3, "tuple".into()),
+            Kind::Rec {
+                name: "rec".into(),
+                big: i128::MIN,
+            },
+        ],
+        by_name: (0..6).map(|i| (format!("key{i:02}"), Some(i))).collect(),
+        blob: (0..40).map(|i| (i % 251) as u8).collect(),
+        long: "x".repeat(300),
+        nums: (0..40).map(|i| i * 0x0401).collect(),
+        points: (0..12)
+            .map(|i| V3 {
+                x: i as f32,
+                y: -(i as f32),
+                z: 0.5,
+            })
+            .collect(),
+        ch: 'ß',
+        f: -1.5,
+        flag: true,
+    }
+}
+
+/// What a decode gave: the value or the error's code and offset, and the
+/// bytes the stream was left with.
+type Outcome<T> = (Result<T, (ErrorCode, Option<u64>)>, Vec<u8>);
+
+fn rest(mut r: impl Read) -> Vec<u8> {
+    let mut v = Vec::new();
+    r.read_to_end(&mut v).unwrap();
+    v
+}
+
+/// `from_reader` over a `BufReader` of capacity `cap` (a stream: each
+/// value's bytes by `read_exact`).
+fn by_read<T: DeserializeOwned>(opts: &Options, bytes: &[u8], cap: usize) -> Outcome<T> {
+    let mut r = BufReader::with_capacity(cap, Stream(bytes));
+    let v = opts.from_reader::<_, T>(&mut r);
+    (v.map_err(|e| (e.code(), e.offset())), rest(r))
+}
+
+/// `from_bufread` over the same.
+fn by_bufread<T: DeserializeOwned>(opts: &Options, bytes: &[u8], cap: usize) -> Outcome<T> {
+    let mut r = BufReader::with_capacity(cap, Stream(bytes));
+    let v = opts.from_bufread::<_, T>(&mut r);
+    (v.map_err(|e| (e.code(), e.offset())), rest(r))
+}
+
+/// Buffer sizes: a byte, a few (every value straddles), under and over
+/// the 256-byte copy, and larger than the input.
+const CAPS: [usize; 6] = [1, 3, 7, 100, 300, 8192];
+
+fn agree<T: DeserializeOwned + PartialEq + std::fmt::Debug>(
+    opts: &Options,
+    bytes: &[u8],
+    what: &str,
+) {
+    for cap in CAPS {
+        let a = by_read::<T>(opts, bytes, cap);
+        let b = by_bufread::<T>(opts, bytes, cap);
+        assert_eq!(a, b, "{what}, capacity {cap}");
+    }
+}
+
+#[test]
+fn every_cut_gives_the_value_or_the_same_error_and_leaves_the_same_bytes() {
+    let bytes = kiln_serde::to_vec(&msg()).unwrap();
+    assert!(bytes.len() > 600, "{}", bytes.len());
+    let opts = Options::new();
+    for cut in 0..=bytes.len() {
+        agree::<Msg>(&opts, &bytes[..cut], &format!("cut {cut}"));
+    }
+    // The whole message, with bytes after it that stay in the stream.
+    let mut more = bytes.clone();
+    more.extend_from_slice(b"after");
+    for cap in CAPS {
+        let (v, left) = by_bufread::<Msg>(&opts, &more, cap);
+        assert_eq!(v, Ok(msg()), "capacity {cap}");
+        assert_eq!(left, b"after", "capacity {cap}");
+    }
+}
+
+#[test]
+fn every_changed_byte_gives_the_same_value_or_error() {
+    let bytes = kiln_serde::to_vec(&msg()).unwrap();
+    let opts = Options::new();
+    let mut errors = 0;
+    for i in 0..bytes.len() {
+        for x in [0x01, 0x80, 0xff] {
+            let mut b = bytes.clone();
+            b[i] ^= x;
+            b.extend_from_slice(b"after");
+            agree::<Msg>(&opts, &b, &format!("byte {i} ^ {x:#x}"));
+            errors += usize::from(by_bufread::<Msg>(&opts, &b, 8192).0.is_err());
+        }
+    }
+    // The changes reach the error paths (a bad tag, a bad length, keys
+    // out of order, a bad char), not only other values.
+    assert!(errors > bytes.len(), "{errors}");
+}
+
+#[test]
+fn every_total_size_limit_gives_the_same_error() {
+    let bytes = kiln_serde::to_vec(&msg()).unwrap();
+    for limit in 0..=bytes.len() as u64 + 1 {
+        let opts = Options::new().with_limit(limit);
+        agree::<Msg>(&opts, &bytes, &format!("limit {limit}"));
+        let (v, _) = by_bufread::<Msg>(&opts, &bytes, 8192);
+        match v {
+            Ok(_) => assert!(limit >= bytes.len() as u64, "limit {limit}"),
+            Err((code, _)) => assert_eq!(code, ErrorCode::Limit, "limit {limit}"),
+        }
+    }
+}
+
+#[test]
+fn messages_back_to_back_resume_exactly_at_each_boundary() {
+    // Small messages, many per copy, and values that straddle copies.
+    let msgs: Vec<(u32, String, Vec<V3>)> = (0..200)
+        .map(|i| {
+            let p = V3 {
+                x: i as f32,
+                y: 1.0,
+                z: 2.0,
+            };
+            (i, "m".repeat(i as usize % 9), vec![p; i as usize % 5])
+        })
+        .collect();
+    let mut stream = Vec::new();
+    for m in &msgs {
+        kiln_serde::to_writer(&mut stream, m).unwrap();
+    }
+    for cap in CAPS {
+        let mut r = BufReader::with_capacity(cap, Stream(&stream));
+        for (k, m) in msgs.iter().enumerate() {
+            let got: (u32, String, Vec<V3>) = kiln_serde::from_bufread(&mut r).unwrap();
+            assert_eq!(&got, m, "message {k}, capacity {cap}");
+        }
+        assert!(r.fill_buf().unwrap().is_empty(), "capacity {cap}");
+        // At the end of the stream: EOF at offset 0 of the next value.
+        let e = kiln_serde::from_bufread::<_, u32>(&mut r).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (ErrorCode::Eof, Some(0)), "{e}");
+    }
+}
+
+/// A slice, or a cursor over one, is decoded in place, as `from_reader`
+/// decodes it, and moved past the value.
+#[test]
+fn a_slice_is_read_in_place_and_moved_past_the_value() {
+    let bytes = [kiln_serde::to_vec(&msg()).unwrap(), b"after".to_vec()].concat();
+    let mut input = &bytes[..];
+    assert_eq!(
+        kiln_serde::from_bufread::<_, Msg>(&mut input).unwrap(),
+        msg()
+    );
+    assert_eq!(input, b"after");
+    let mut c = io::Cursor::new(&bytes[..]);
+    assert_eq!(kiln_serde::from_bufread::<_, Msg>(&mut c).unwrap(), msg());
+    assert_eq!(c.position(), bytes.len() as u64 - 5);
+}
+
+/// A `BufRead` whose `fill_buf` is interrupted every other call, and
+/// hands out its bytes a few at a time; then one that fails part way.
+struct Flaky<'a> {
+    data: &'a [u8],
+    pos: usize,
+    chunk: usize,
+    calls: usize,
+    fail_at: Option<usize>,
+}
+
+impl Read for Flaky<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let b = self.fill_buf()?;
+            let n = b.len().min(buf.len());
+            buf[..n].copy_from_slice(&b[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Flaky<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.calls += 1;
+        if self.calls % 2 == 0 {
+            return Err(io::ErrorKind::Interrupted.into());
+        }
+        if self.fail_at.is_some_and(|f| self.pos >= f) {
+            return Err(io::Error::new(io::ErrorKind::ConnectionReset, "peer left"));
+        }
+        let end = (self.pos + self.chunk)
+            .min(self.data.len())
+            .min(self.fail_at.unwrap_or(usize::MAX));
+        Ok(&self.data[self.pos..end])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
+    }
+}
+
+#[test]
+fn interrupted_and_failing_streams_give_the_same_value_or_io_error() {
+    let bytes = kiln_serde::to_vec(&msg()).unwrap();
+    let flaky = |chunk, fail_at| Flaky {
+        data: &bytes,
+        pos: 0,
+        chunk,
+        calls: 0,
+        fail_at,
+    };
+    for chunk in [1, 5, 64, 1000] {
+        let got: Msg = kiln_serde::from_bufread(flaky(chunk, None)).unwrap();
+        assert_eq!(got, msg(), "chunk {chunk}");
+        for fail_at in (0..bytes.len()).step_by(7) {
+            let mut a = flaky(chunk, Some(fail_at));
+            let mut b = flaky(chunk, Some(fail_at));
+            let ea = kiln_serde::from_reader::<_, Msg>(&mut a).unwrap_err();
+            let eb = kiln_serde::from_bufread::<_, Msg>(&mut b).unwrap_err();
+            let what = format!("chunk {chunk}, failing at {fail_at}: {ea} / {eb}");
+            assert_eq!(eb.code(), ErrorCode::Io, "{what}");
+            assert_eq!((ea.code(), ea.offset()), (eb.code(), eb.offset()), "{what}");
+            assert_eq!(a.pos, b.pos, "{what}");
+        }
+    }
+}
+
+/// A tensor directory inside a record, read from a `BufRead` (the block is
+/// `IoRead`'s bulk read, after the copy's bytes are consumed): every cut
+/// agrees too.
+#[test]
+fn a_tensor_block_inside_a_record_agrees_at_every_cut() {
+    use kiln_serde::tensors::{TensorSpec, TensorsBuilder};
+    use kiln_serde::Tensors;
+
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Record {
+        id: u64,
+        label: String,
+        weights: Tensors,
+        step: u32,
+    }
+    let mut builder = TensorsBuilder::new();
+    builder.push(TensorSpec::from_slice(&[2, 3], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).named("w"));
+    let rec = Record {
+        id: 7,
+        label: "layer".into(),
+        weights: builder.build().unwrap(),
+        step: 99,
+    };
+    let bytes = [kiln_serde::to_vec(&rec).unwrap(), b"after".to_vec()].concat();
+    let opts = Options::new();
+    for cut in 0..=bytes.len() {
+        agree::<Record>(&opts, &bytes[..cut], &format!("cut {cut}"));
+    }
+    let (v, left) = by_bufread::<Record>(&opts, &bytes, 8192);
+    assert_eq!((v, left), (Ok(rec), b"after".to_vec()));
+}
