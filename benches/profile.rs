@@ -18,7 +18,8 @@
 //!            | ders (der's calls with a 64 KiB `BufReader` over the bytes as
 //!              the reader: a stream for every format; also kiln_options,
 //!              `Options::from_reader` without a total limit, and kiln_limit,
-//!              with one)
+//!              with one; kiln_bufread, `from_bufread`, and kiln_bufread_limit,
+//!              `Options::from_bufread` with a total limit)
 //!            | derc (der's calls with a `&mut Cursor<&[u8]>` as the reader,
 //!              which kiln decodes in place too)
 //!   format:  kiln | bincode1 | bincode2 | bincode2_legacy | postcard | serde_zap
@@ -85,7 +86,7 @@ fn apart<R>(f: impl FnOnce() -> R) -> R {
 fn encode<T: Data>(format: &str, v: &T, plain: &[u8]) -> Vec<u8> {
     match format {
         // kiln_options and kiln_limit decode kiln's bytes (ders only).
-        "kiln" | "kiln_options" | "kiln_limit" | "kiln_bufread" => {
+        "kiln" | "kiln_options" | "kiln_limit" | "kiln_bufread" | "kiln_bufread_limit" => {
             apart(|| kiln_serde::to_vec(v).unwrap())
         }
         "kiln_bincode" => apart(|| kiln_serde::bincode::serialize(v).unwrap()),
@@ -204,7 +205,14 @@ fn decode_stream<T: Data>(format: &str, bytes: &[u8]) -> T {
     let r = || std::io::BufReader::with_capacity(1 << 16, bytes);
     match format {
         "kiln" => apart(|| kiln_serde::from_reader(r()).unwrap()),
+        // `from_bufread`: values from a copy of the BufReader's buffer.
         "kiln_bufread" => apart(|| kiln_serde::from_bufread(r()).unwrap()),
+        "kiln_bufread_limit" => apart(|| {
+            kiln_serde::Options::new()
+                .with_limit(u64::MAX / 2)
+                .from_bufread(r())
+                .unwrap()
+        }),
         // `Options` with a cap other than the total limit: no limit test.
         "kiln_options" => apart(|| {
             kiln_serde::Options::new()

@@ -34,9 +34,12 @@ pub struct BufIoRead<'r, R: ?Sized + BufRead, const LIMITED: bool = true> {
     /// A copy of the first `len` bytes of the stream's buffer, which the
     /// stream has not consumed.
     local: [u8; LOCAL],
-    /// Bytes of `local` read (the stream consumes them at [`Self::sync`]).
+    /// Bytes of `local` read: the stream consumes them, and the tally's
+    /// position moves past them, at [`Self::sync`].
     used: usize,
-    /// Bytes of `local` copied.
+    /// Bytes of `local` that may be read: those copied, and no more than
+    /// the total size limit leaves (so a read from the copy tests nothing
+    /// for the limit).
     len: usize,
 }
 
@@ -63,6 +66,7 @@ impl<'r, R: ?Sized + BufRead, const LIMITED: bool> BufIoRead<'r, R, LIMITED> {
     #[inline]
     fn sync(&mut self) {
         self.inner.reader.consume(self.used);
+        self.inner.tally.skip(self.used);
         self.used = 0;
         self.len = 0;
     }
@@ -79,13 +83,16 @@ impl<'r, R: ?Sized + BufRead, const LIMITED: bool> BufIoRead<'r, R, LIMITED> {
                     let whole = buf
                         .get(..LOCAL)
                         .and_then(|b| <&[u8; LOCAL]>::try_from(b).ok());
+                    let mut n = 0;
                     if let Some(whole) = whole {
                         self.local = *whole;
-                        self.len = LOCAL;
+                        n = LOCAL;
                     } else if let Some(to) = self.local.get_mut(..buf.len()) {
                         to.copy_from_slice(buf);
-                        self.len = buf.len();
+                        n = buf.len();
                     }
+                    let room = self.inner.tally.limit_left();
+                    self.len = room.map_or(n, |r| n.min(usize::try_from(r).unwrap_or(n)));
                     return Ok(());
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -112,19 +119,18 @@ impl<'r, R: ?Sized + BufRead, const LIMITED: bool> BufIoRead<'r, R, LIMITED> {
         self.inner.read_array()
     }
 
-    /// The next `N` bytes from the copy, if it holds them and the limit
-    /// allows them.
+    /// The next `N` bytes from the copy, if it holds them (within the
+    /// limit: [`Self::len`]).
     #[inline(always)]
     fn take_copied<const N: usize>(&mut self) -> Option<[u8; N]> {
         let end = self.used + N;
-        if end > self.len || !self.inner.tally.within(N) {
+        if end > self.len {
             return None;
         }
         let b = self.local.get(self.used..end)?;
         let mut out = [0u8; N];
         out.copy_from_slice(b);
         self.used = end;
-        self.inner.tally.skip(N);
         Some(out)
     }
 }
@@ -140,7 +146,7 @@ impl<R: ?Sized + BufRead, const LIMITED: bool> private::Sealed for BufIoRead<'_,
 impl<'de, R: ?Sized + BufRead, const LIMITED: bool> Read<'de> for BufIoRead<'_, R, LIMITED> {
     #[inline]
     fn offset(&self) -> u64 {
-        self.inner.tally.pos()
+        self.inner.tally.pos() + self.used as u64
     }
 
     #[inline]
@@ -167,14 +173,13 @@ impl<'de, R: ?Sized + BufRead, const LIMITED: bool> Read<'de> for BufIoRead<'_, 
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
         let end = self.used.saturating_add(n);
-        if end <= self.len && self.inner.tally.within(n) {
+        if end <= self.len {
             if let Some(b) = self.local.get(self.used..end) {
                 // Into `scratch`, as a stream's copies are (a map key's
                 // record is made from it: `KeyRead`).
                 scratch.clear();
                 scratch.extend_from_slice(b);
                 self.used = end;
-                self.inner.tally.skip(n);
                 return Ok(Reference::Copied(scratch));
             }
         }
