@@ -233,7 +233,8 @@ pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T,
 /// (by value or `&mut`), is decoded in
 /// place, as [`take_from_slice`] decodes it (no copy per field), from the
 /// cursor's position on, and moved past the value; after an error it is
-/// left where it was.
+/// left where it was. Any other reader gets a `read_exact` call per
+/// value: from a `BufReader`, [`from_bufread`] is faster.
 ///
 /// # Errors
 /// As [`from_slice`] (EOF when the stream ends inside the value), plus IO.

@@ -250,8 +250,9 @@ pub trait Read<'de>: private::Sealed {
 /// Reads from an `io::Read`, exactly as many bytes as the value needs (so
 /// several values can be read back to back from one stream).
 ///
-/// Reads go straight to the reader: wrap a file or socket in a
-/// `std::io::BufReader` for speed.
+/// Reads go straight to the reader, a `read_exact` call per value: wrap a
+/// file or socket in a `std::io::BufReader` and read it with
+/// [`BufIoRead`] (`from_bufread`) for speed.
 ///
 /// `LIMITED` is false only for the crate's functions that never take a
 /// total size limit (`kiln_serde::from_reader`, `framed::from_reader`, the
