@@ -424,11 +424,32 @@ pub fn split_chunks_input(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
 pub fn check_reader<T: DeserializeOwned + Serialize>(payload: &[u8], plan: &[u8]) {
     check_limited::<T>(payload, plan);
     let mut reader = ChunkReader::new(payload, plan);
+    // `from_bufread` over a `BufReader` of the same chunks, its capacity
+    // from the plan (1 to 512 bytes: values straddle its buffer and the
+    // 256-byte copy): `from_reader`'s values, errors and position.
+    let cap = 1 + plan.first().map_or(0, |&b| usize::from(b) * 2);
+    let mut buffered = std::io::BufReader::with_capacity(cap, ChunkReader::new(payload, plan));
     let mut rest = payload;
     for _ in 0..3 {
         let start = payload.len() - rest.len();
         let via_slice = kiln_serde::take_from_slice::<T>(rest);
         let via_reader = kiln_serde::from_reader::<_, T>(&mut reader);
+        let via_buf = kiln_serde::from_bufread::<_, T>(&mut buffered);
+        let buf_at = buffered.get_ref().position() - buffered.buffer().len();
+        assert_eq!(
+            buf_at,
+            reader.position(),
+            "from_bufread left the stream elsewhere"
+        );
+        match (&via_reader, &via_buf) {
+            (Ok(a), Ok(b)) => assert_eq!(kiln_serde::to_vec(a).ok(), kiln_serde::to_vec(b).ok()),
+            (Err(a), Err(b)) => assert_eq!((a.code(), a.offset()), (b.code(), b.offset())),
+            (a, b) => panic!(
+                "from_reader {:?} vs from_bufread {:?}",
+                a.as_ref().err(),
+                b.as_ref().err()
+            ),
+        }
         // A `&mut &[u8]` reader is decoded in place: as `take_from_slice`,
         // moved past the value, left where it was after an error.
         let mut in_place = rest;
