@@ -320,3 +320,48 @@ fn a_tensor_block_inside_a_record_agrees_at_every_cut() {
     let (v, left) = by_bufread::<Record>(&opts, &bytes, 8192);
     assert_eq!((v, left), (Ok(rec), b"after".to_vec()));
 }
+
+/// Framed: `framed::from_bufread` and `Schema::from_bufread` (header, hash
+/// check, then the value as `from_bufread` reads it) agree with their
+/// `from_reader`s at every cut and under every total size limit, and a
+/// frame of another type stops at the header in both.
+#[test]
+fn framed_reads_agree_at_every_cut_and_limit() {
+    use kiln_serde::{framed, Schema};
+
+    let framed_of = |bytes: &[u8], cap: usize, buffered: bool| {
+        let mut r = BufReader::with_capacity(cap, Stream(bytes));
+        let v = if buffered {
+            framed::from_bufread::<_, Msg>(&mut r)
+        } else {
+            framed::from_reader::<_, Msg>(&mut r)
+        };
+        (v.map_err(|e| (e.code(), e.offset())), rest(r))
+    };
+    let bytes = [framed::to_vec(&msg()).unwrap(), b"after".to_vec()].concat();
+    for cut in 0..=bytes.len() {
+        for cap in CAPS {
+            let a = framed_of(&bytes[..cut], cap, false);
+            let b = framed_of(&bytes[..cut], cap, true);
+            assert_eq!(a, b, "cut {cut}, capacity {cap}");
+        }
+    }
+    assert_eq!(framed_of(&bytes, 7, true), (Ok(msg()), b"after".to_vec()));
+    // Another type's frame: the hash check stops both at the header.
+    let other = framed::to_vec(&(1u8, 2u8)).unwrap();
+    let (a, b) = (framed_of(&other, 3, false), framed_of(&other, 3, true));
+    assert_eq!(a, b);
+    assert!(matches!(a.0, Err((ErrorCode::Schema, _))), "{a:?}");
+
+    let schema = Schema::<Msg>::new().unwrap();
+    for limit in 0..=bytes.len() as u64 {
+        let s = schema
+            .clone()
+            .with_options(Options::new().with_limit(limit));
+        let mut r1 = BufReader::with_capacity(100, Stream(&bytes));
+        let mut r2 = BufReader::with_capacity(100, Stream(&bytes));
+        let a = s.from_reader(&mut r1).map_err(|e| (e.code(), e.offset()));
+        let b = s.from_bufread(&mut r2).map_err(|e| (e.code(), e.offset()));
+        assert_eq!((a, rest(r1)), (b, rest(r2)), "limit {limit}");
+    }
+}

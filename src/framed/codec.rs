@@ -3,7 +3,7 @@
 //! ([`Schema`](super::Schema)'s methods and the free functions) comes
 //! through here with its options and the hash to write or expect.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -267,6 +267,24 @@ pub(super) fn read_from_stream<R: Read, T: DeserializeOwned, const LIMITED: bool
     let header = frame::read_header(&mut reader)?;
     check_hash(opts, &header, &expected, type_name)?;
     crate::de::from_reader::<_, T, LIMITED>(reader, opts.limits())
+        .map_err(|e| e.shifted(FRAME_LEN as u64))
+}
+
+/// [`read_stream`] for an `io::BufRead`: a slice or cursor in place, else
+/// the header, then the value through [`crate::de::from_bufread`].
+#[inline]
+pub(super) fn read_bufread<R: BufRead, T: DeserializeOwned, const LIMITED: bool>(
+    opts: &Options,
+    mut reader: R,
+    expected: impl Fn() -> Result<u64>,
+    type_name: &str,
+) -> Result<T> {
+    if let Some(r) = read_in_place(opts, &mut reader, &expected, type_name) {
+        return r;
+    }
+    let header = frame::read_header(&mut reader)?;
+    check_hash(opts, &header, &expected, type_name)?;
+    crate::de::from_bufread::<_, T, LIMITED>(reader, opts.limits())
         .map_err(|e| e.shifted(FRAME_LEN as u64))
 }
 

@@ -3,7 +3,7 @@
 
 use std::any::type_name;
 use std::fmt;
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -253,6 +253,26 @@ impl<T> Schema<T> {
             codec::read_from_stream::<R, T, false>(&self.opts, reader, hash, type_name::<T>())
         } else {
             codec::read_from_stream::<R, T, true>(&self.opts, reader, hash, type_name::<T>())
+        }
+    }
+
+    /// [`Schema::from_reader`] for an `io::BufRead`, and faster (see
+    /// [`crate::from_bufread`]): the same values, errors and stream
+    /// position.
+    ///
+    /// # Errors
+    ///
+    /// As [`Schema::from_reader`].
+    #[inline]
+    pub fn from_bufread<R: BufRead>(&self, reader: R) -> Result<T>
+    where
+        T: DeserializeOwned,
+    {
+        let hash = || Ok(self.hash());
+        if self.opts.limits().limit.is_none() {
+            codec::read_bufread::<R, T, false>(&self.opts, reader, hash, type_name::<T>())
+        } else {
+            codec::read_bufread::<R, T, true>(&self.opts, reader, hash, type_name::<T>())
         }
     }
 }

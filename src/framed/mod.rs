@@ -13,7 +13,7 @@
 //!
 //! Two ways in, one job each:
 //! - the free functions [`to_vec`], [`to_extend`], [`to_slice`],
-//!   [`to_writer`], [`from_slice`] and [`from_reader`] use the default options and the
+//!   [`to_writer`], [`from_slice`], [`from_reader`] and [`from_bufread`] use the default options and the
 //!   type's traced text, cached per type (types that borrow from the input,
 //!   like `Msg<'a>` with `&'a str` fields, included);
 //! - a [`Schema<T>`] carries a type's text and hash *and* the options to use
@@ -44,7 +44,7 @@
 //! ```
 
 use std::any::type_name;
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -236,6 +236,36 @@ where
 {
     // The default options have no total size limit: no test for one.
     codec::read_stream::<R, T, false>(
+        &Options::DEFAULT,
+        reader,
+        schema::hash::<T>,
+        type_name::<T>(),
+    )
+}
+
+/// [`from_reader`] for an `io::BufRead`, and faster: the value is read as
+/// [`crate::from_bufread`] reads one. The same values, errors and stream
+/// position as [`from_reader`].
+///
+/// # Errors
+///
+/// As [`from_reader`].
+///
+/// # Examples
+///
+/// ```
+/// let bytes = kiln_serde::framed::to_vec(&"hi".to_string()).unwrap();
+/// let mut input = std::io::BufReader::new(&bytes[..]);
+/// let s: String = kiln_serde::framed::from_bufread(&mut input).unwrap();
+/// assert_eq!(s, "hi");
+/// ```
+#[inline]
+pub fn from_bufread<R, T>(reader: R) -> Result<T>
+where
+    R: BufRead,
+    T: DeserializeOwned,
+{
+    codec::read_bufread::<R, T, false>(
         &Options::DEFAULT,
         reader,
         schema::hash::<T>,
