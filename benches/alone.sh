@@ -42,6 +42,7 @@ rows = [
     ("`deserialize(&[u8])`", "kiln_bincode_deserialize", "bincode1_deserialize"),
     ("`deserialize_from(&mut &[u8])`", "kiln_bincode_deserialize_from", "bincode1_deserialize_from"),
     ("`deserialize_from(&mut BufReader)`, back to back", "kiln_bincode_deserialize_from_buffered", "bincode1_deserialize_from_buffered"),
+    ("kiln `from_bufread(&mut BufReader)` vs bincode 1.3's `deserialize_from`, back to back", "kiln_from_bufread", "bincode1_deserialize_from_buffered"),
     ("kiln `to_extend` vs `serialize_into`", "kiln_to_extend", "bincode1_serialize_into"),
     ("90-byte orders, `serialize` a call: kiln's `serialize_into` vs bincode 1.3's", "kiln_bincode_serialize_into_order", "bincode1_serialize_into_order"),
     ("90-byte orders: kiln `to_extend` vs bincode 1.3's `serialize_into`", "kiln_to_extend_order", "bincode1_serialize_into_order"),
