@@ -4,5 +4,7 @@
 mod common;
 
 fn main() {
-    common::decode_buffered("kiln/from_bufread", |r| kiln_serde::from_bufread(r).unwrap());
+    common::decode_buffered("kiln/from_bufread", |r| {
+        kiln_serde::from_bufread(r).unwrap()
+    });
 }
