@@ -61,9 +61,43 @@ impl<'b> Reference<'b, '_> {
 
 /// The [`Read`] methods a stream reader (a `reader: impl io::Read` and a
 /// `tally: Tally`) shares: one definition for [`IoRead`] and the bincode
-/// module's reader. Its map keys are read through a [`KeyRead`], which
-/// records them.
+/// module's reader, and the map-key ones (`@keys`) for [`BufIoRead`] too.
+/// Its map keys are read through a [`KeyRead`], which records them.
 macro_rules! stream_read_methods {
+    // The map-key methods alone, over the tally at `self.$tally` (also
+    // `BufIoRead`'s, whose tally is its `IoRead`'s).
+    (@keys $($tally:ident).+) => {
+        type Key<'k>
+            = $crate::read::KeyRead<'k, Self>
+        where
+            Self: 'k;
+        const KEYS_APART: bool = true;
+
+        fn key_reader(&mut self) -> Self::Key<'_> {
+            $crate::read::KeyRead::new(self)
+        }
+
+        fn record(&mut self, bytes: &[u8]) {
+            self.$($tally).+.record(bytes);
+        }
+
+        #[inline]
+        fn mark(&self) -> usize {
+            self.$($tally).+.mark()
+        }
+
+        fn captured(&self, from: usize, to: usize) -> &[u8] {
+            self.$($tally).+.captured(from, to)
+        }
+
+        fn map_open(&mut self) {
+            self.$($tally).+.map_open();
+        }
+
+        fn map_close(&mut self) {
+            self.$($tally).+.map_close();
+        }
+    };
     () => {
         /// The limit test (an exit to LIMIT), the read, the count: small
         /// enough to be inlined into every field's decode. Nothing here
@@ -94,36 +128,7 @@ macro_rules! stream_read_methods {
             $crate::read::read_elements(&mut self.reader, &mut self.tally, len, w, at, scratch)
         }
 
-        type Key<'k>
-            = $crate::read::KeyRead<'k, Self>
-        where
-            Self: 'k;
-        const KEYS_APART: bool = true;
-
-        fn key_reader(&mut self) -> Self::Key<'_> {
-            $crate::read::KeyRead::new(self)
-        }
-
-        fn record(&mut self, bytes: &[u8]) {
-            self.tally.record(bytes);
-        }
-
-        #[inline]
-        fn mark(&self) -> usize {
-            self.tally.mark()
-        }
-
-        fn captured(&self, from: usize, to: usize) -> &[u8] {
-            self.tally.captured(from, to)
-        }
-
-        fn map_open(&mut self) {
-            self.tally.map_open();
-        }
-
-        fn map_close(&mut self) {
-            self.tally.map_close();
-        }
+        $crate::read::stream_read_methods!(@keys tally);
     };
 }
 pub(crate) use stream_read_methods;

@@ -19,7 +19,7 @@
 
 use std::io::{self, BufRead};
 
-use super::{private, stream_error, IoRead, KeyRead, Read, Reference};
+use super::{private, stream_error, IoRead, Read, Reference};
 use crate::error::Result;
 
 /// Bytes of the stream's buffer copied at once.
@@ -207,34 +207,5 @@ impl<'de, R: ?Sized + BufRead, const LIMITED: bool> Read<'de> for BufIoRead<'_, 
         Read::take_elements(&mut self.inner, len, w, at, scratch)
     }
 
-    type Key<'k>
-        = KeyRead<'k, Self>
-    where
-        Self: 'k;
-    const KEYS_APART: bool = true;
-
-    fn key_reader(&mut self) -> Self::Key<'_> {
-        KeyRead::new(self)
-    }
-
-    fn record(&mut self, bytes: &[u8]) {
-        self.inner.tally.record(bytes);
-    }
-
-    #[inline]
-    fn mark(&self) -> usize {
-        self.inner.tally.mark()
-    }
-
-    fn captured(&self, from: usize, to: usize) -> &[u8] {
-        self.inner.tally.captured(from, to)
-    }
-
-    fn map_open(&mut self) {
-        self.inner.tally.map_open();
-    }
-
-    fn map_close(&mut self) {
-        self.inner.tally.map_close();
-    }
+    super::stream_read_methods!(@keys inner.tally);
 }
