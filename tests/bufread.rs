@@ -205,7 +205,8 @@ fn messages_back_to_back_resume_exactly_at_each_boundary() {
 }
 
 /// A slice, or a cursor over one, is decoded in place, as `from_reader`
-/// decodes it, and moved past the value.
+/// decodes it: moved past the value, and left where it was after an error
+/// (a stream is consumed up to the error; the in-place read keeps it).
 #[test]
 fn a_slice_is_read_in_place_and_moved_past_the_value() {
     let bytes = [kiln_serde::to_vec(&msg()).unwrap(), b"after".to_vec()].concat();
@@ -218,6 +219,17 @@ fn a_slice_is_read_in_place_and_moved_past_the_value() {
     let mut c = io::Cursor::new(&bytes[..]);
     assert_eq!(kiln_serde::from_bufread::<_, Msg>(&mut c).unwrap(), msg());
     assert_eq!(c.position(), bytes.len() as u64 - 5);
+    // Cut inside the value: the same error as `from_reader`, and nothing
+    // consumed, where a `BufRead` read as a stream would have moved on.
+    let cut = &bytes[..bytes.len() / 2];
+    let want = kiln_serde::from_reader::<_, Msg>(&mut &cut[..]).unwrap_err();
+    let mut input = cut;
+    let e = kiln_serde::from_bufread::<_, Msg>(&mut input).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (want.code(), want.offset()), "{e}");
+    assert_eq!(input.len(), cut.len());
+    let mut c = io::Cursor::new(cut);
+    assert!(kiln_serde::from_bufread::<_, Msg>(&mut c).is_err());
+    assert_eq!(c.position(), 0);
 }
 
 /// A `BufRead` whose `fill_buf` is interrupted every other call, and
