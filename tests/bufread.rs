@@ -32,7 +32,7 @@ struct V3 {
     z: f32,
 }
 
-/// Fixed-width fields, strings short and long (longer than the 256-byte
+/// Fixed-width fields, strings short and long (longer than the 255-byte
 /// copy), enums, options, a map with string keys (read through the key
 /// reader, which records them), bytes, a `Vec` of numbers (read in bulk
 /// from a stream), plain structs and a `char`.
@@ -108,7 +108,7 @@ fn by_bufread<T: DeserializeOwned>(opts: &Options, bytes: &[u8], cap: usize) -> 
 }
 
 /// Buffer sizes: a byte, a few (every value straddles), under and over
-/// the 256-byte copy, and larger than the input.
+/// the 255-byte copy, and larger than the input.
 const CAPS: [usize; 6] = [1, 3, 7, 100, 300, 8192];
 
 fn agree<T: DeserializeOwned + PartialEq + std::fmt::Debug>(
@@ -170,6 +170,42 @@ fn every_total_size_limit_gives_the_same_error() {
         match v {
             Ok(_) => assert!(limit >= bytes.len() as u64, "limit {limit}"),
             Err((code, _)) => assert_eq!(code, ErrorCode::Limit, "limit {limit}"),
+        }
+    }
+}
+
+/// Fixed-width values of every width, read one by one from the copy,
+/// shifted by a string of every length before them: a read ends exactly
+/// at the copy's end, and just before and past it, in one value. (The
+/// count of bytes read from the copy is a `u8`: with a 256-byte copy it
+/// wrapped to 0 there and read the copy again, which the other tests here
+/// did not reach.)
+#[test]
+fn reads_that_end_at_the_copys_end_agree() {
+    type Fixed = (String, Vec<(u8, u16, u32, u64, u128)>);
+    let rows: Vec<_> = (0..40u8)
+        .map(|i| {
+            (
+                i,
+                u16::from(i) * 3,
+                u32::from(i) << 20,
+                !u64::from(i),
+                u128::from(i) << 100,
+            )
+        })
+        .collect();
+    let opts = Options::new();
+    for shift in 0..32 {
+        let value: Fixed = ("s".repeat(shift), rows.clone());
+        let bytes = kiln_serde::to_vec(&value).unwrap();
+        assert!(bytes.len() > 2 * 256, "{}", bytes.len());
+        agree::<Fixed>(&opts, &bytes, &format!("shift {shift}"));
+        for cap in CAPS {
+            assert_eq!(
+                by_bufread::<Fixed>(&opts, &bytes, cap).0,
+                Ok(value.clone()),
+                "shift {shift}, capacity {cap}"
+            );
         }
     }
 }

@@ -426,7 +426,7 @@ pub fn check_reader<T: DeserializeOwned + Serialize>(payload: &[u8], plan: &[u8]
     let mut reader = ChunkReader::new(payload, plan);
     // `from_bufread` over a `BufReader` of the same chunks, its capacity
     // from the plan (1 to 512 bytes: values straddle its buffer and the
-    // 256-byte copy): `from_reader`'s values, errors and position.
+    // 255-byte copy): `from_reader`'s values, errors and position.
     let cap = 1 + plan.first().map_or(0, |&b| usize::from(b) * 2);
     let mut buffered = std::io::BufReader::with_capacity(cap, ChunkReader::new(payload, plan));
     let mut rest = payload;
