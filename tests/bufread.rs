@@ -13,17 +13,12 @@ use kiln_serde::{ErrorCode, Options};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+#[path = "support/kinds.rs"]
+mod kinds;
 #[path = "support/stream.rs"]
 mod stream;
+use kinds::{kinds, Kind};
 use stream::Stream;
-
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-enum Kind {
-    Unit,
-    New(u32),
-    Tup(i16, String),
-    Rec { name: String, big: i128 },
-}
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
 struct V3 {
@@ -56,15 +51,7 @@ fn msg() -> Msg {
     Msg {
         id: 42,
         name: "message".into(),
-        kinds: vec![
-            Kind::Unit,
-            Kind::New(7),
-            Kind::Tup(-3, "tuple".into()),
-            Kind::Rec {
-                name: "rec".into(),
-                big: i128::MIN,
-            },
-        ],
+        kinds: kinds(),
         by_name: (0..6).map(|i| (format!("key{i:02}"), Some(i))).collect(),
         blob: (0..40).map(|i| (i % 251) as u8).collect(),
         long: "x".repeat(300),

@@ -7,18 +7,13 @@ use std::io::{self, BufReader, Read, Write};
 
 use kiln_serde::ErrorCode;
 
+#[path = "support/kinds.rs"]
+mod kinds;
 #[path = "support/stream.rs"]
 mod stream;
+use kinds::{kinds, Kind};
 use serde::{Deserialize, Serialize};
 use stream::Stream;
-
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-enum Kind {
-    Unit,
-    New(u32),
-    Tup(i16, String),
-    Rec { name: String, big: i128 },
-}
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct Msg {
@@ -36,15 +31,7 @@ fn msg(blob_len: usize) -> Msg {
     Msg {
         id: 42,
         name: "message".into(),
-        kinds: vec![
-            Kind::Unit,
-            Kind::New(7),
-            Kind::Tup(-3, "tuple".into()),
-            Kind::Rec {
-                name: "rec".into(),
-                big: i128::MIN,
-            },
-        ],
+        kinds: kinds(),
         by_name: (0..20).map(|i| (format!("key{i:02}"), Some(i))).collect(),
         blob: (0..blob_len).map(|i| (i % 251) as u8).collect(),
         ch: 'ß',
