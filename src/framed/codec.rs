@@ -260,14 +260,28 @@ pub(super) fn read_in_place<R: Read, T: DeserializeOwned>(
 /// value.
 pub(super) fn read_from_stream<R: Read, T: DeserializeOwned, const LIMITED: bool>(
     opts: &Options,
-    mut reader: R,
+    reader: R,
     expected: impl Fn() -> Result<u64>,
     type_name: &str,
 ) -> Result<T> {
+    after_header(opts, reader, &expected, type_name, |r, limits| {
+        crate::de::from_reader::<_, T, LIMITED>(r, limits)
+    })
+}
+
+/// The header from a stream, its hash checked, then the value by
+/// `decode`, its error offsets counted from the frame's start.
+#[inline(always)]
+fn after_header<R: Read, T>(
+    opts: &Options,
+    mut reader: R,
+    expected: &impl Fn() -> Result<u64>,
+    type_name: &str,
+    decode: impl FnOnce(R, &crate::limits::Limits) -> Result<T>,
+) -> Result<T> {
     let header = frame::read_header(&mut reader)?;
-    check_hash(opts, &header, &expected, type_name)?;
-    crate::de::from_reader::<_, T, LIMITED>(reader, opts.limits())
-        .map_err(|e| e.shifted(FRAME_LEN as u64))
+    check_hash(opts, &header, expected, type_name)?;
+    decode(reader, opts.limits()).map_err(|e| e.shifted(FRAME_LEN as u64))
 }
 
 /// [`read_stream`] for an `io::BufRead`: a slice or cursor in place, else
@@ -282,10 +296,9 @@ pub(super) fn read_bufread<R: BufRead, T: DeserializeOwned, const LIMITED: bool>
     if let Some(r) = read_in_place(opts, &mut reader, &expected, type_name) {
         return r;
     }
-    let header = frame::read_header(&mut reader)?;
-    check_hash(opts, &header, &expected, type_name)?;
-    crate::de::from_bufread::<_, T, LIMITED>(reader, opts.limits())
-        .map_err(|e| e.shifted(FRAME_LEN as u64))
+    after_header(opts, reader, &expected, type_name, |r, limits| {
+        crate::de::from_bufread::<_, T, LIMITED>(r, limits)
+    })
 }
 
 #[cfg(test)]
