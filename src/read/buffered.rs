@@ -25,6 +25,7 @@ use crate::error::Result;
 /// Bytes of the stream's buffer copied at once: at most 255, so that the
 /// count of bytes read from the copy is a `u8`.
 const LOCAL: usize = 255;
+const _: () = assert!(LOCAL <= u8::MAX as usize, "the count of bytes read is a u8");
 
 /// Room after the copy for the widest fixed-width read (a `u128`): with
 /// the count a `u8`, a read of `N <= PAD` bytes from the copy is always
@@ -143,7 +144,7 @@ impl<'r, R: ?Sized + BufRead, const LIMITED: bool> BufIoRead<'r, R, LIMITED> {
         let b = self.local.get(used..end)?;
         let mut out = [0u8; N];
         out.copy_from_slice(b);
-        // `end <= len <= LOCAL`: it fits.
+        // `end <= len <= LOCAL <= u8::MAX` (asserted at `LOCAL`): it fits.
         self.used = end as u8;
         Some(out)
     }
