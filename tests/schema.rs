@@ -700,3 +700,34 @@ fn the_per_thread_hit_and_the_global_map_agree() {
     assert_eq!(here, hash_text(&type_text::<Outer>().unwrap()));
     assert_eq!(here, schema::hash::<Outer>().unwrap());
 }
+
+/// The per-thread last hit is keyed per type: lookups of different types
+/// in turn on one thread each give their own hash, and a type that
+/// borrows shares one key (and hash) over its lifetimes.
+#[test]
+fn alternating_types_on_one_thread_keep_their_hashes() {
+    #[derive(Deserialize)]
+    struct Ta(#[allow(dead_code)] u8);
+    #[derive(Deserialize)]
+    struct Tb(#[allow(dead_code)] u8);
+    #[derive(Deserialize)]
+    struct Tr<'a>(#[allow(dead_code)] &'a str);
+    fn borrowed<'a>(_: &'a str) -> u64 {
+        hash::<Tr<'a>>().unwrap()
+    }
+    let a = hash_text("struct Ta(u8)");
+    let b = hash_text("struct Tb(u8)");
+    let r = hash_text("struct Tr(str)");
+    std::thread::spawn(move || {
+        for _ in 0..3 {
+            assert_eq!(hash::<Ta>().unwrap(), a);
+            assert_eq!(hash::<Ta>().unwrap(), a, "the hit");
+            assert_eq!(hash::<Tb>().unwrap(), b);
+            assert_eq!(hash::<Tr<'static>>().unwrap(), r);
+            assert_eq!(borrowed(&String::from("short-lived")), r, "the hit");
+            assert_eq!(hash::<u32>().unwrap(), hash_text("u32"));
+        }
+    })
+    .join()
+    .unwrap();
+}
