@@ -93,12 +93,12 @@ pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
     limits: &Limits,
 ) -> Result<()> {
     if out.capacity() == out.len() {
-        return extend_grow(out, head, value, limits);
+        return extend_grow(out, *head, value, limits);
     }
     let Some(short) = extend_spare::<{ pass::REUSED }, N, T>(out, head, value, limits)? else {
         return Ok(());
     };
-    extend_again(out, short, head, value, limits)
+    extend_again(out, short, *head, value, limits)
 }
 
 /// [`extend_with`]'s second pass, after the first did not fit in the
@@ -108,7 +108,7 @@ pub(crate) fn extend_with<const N: usize, T: ?Sized + Serialize>(
 fn extend_again<const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
     short: Short,
-    head: &[u8; N],
+    head: [u8; N],
     value: &T,
     limits: &Limits,
 ) -> Result<()> {
@@ -226,15 +226,19 @@ fn second_pass_differs(n: usize) -> Error {
 /// [`extend_with`] into a growing `Vec`, written through a cursor that
 /// keeps the position, pointer and capacity apart from the `Vec` (`raw`
 /// piece 11); its length is set once at the end. On error the `Vec` is
-/// cut back to what it held.
+/// cut back to what it held. `head` comes by value (in registers), as in
+/// [`extend_again`]: by reference, a header built from a hash was stored
+/// to the stack on every call for these cold calls' sake (callgrind, a
+/// 32-byte message, `framed::to_extend` LTO / no LTO 36.5 / 37.5 -> 34.5 /
+/// 35.5 instructions).
 #[inline(never)]
 fn extend_grow<const N: usize, T: ?Sized + Serialize>(
     out: &mut Vec<u8>,
-    head: &[u8; N],
+    head: [u8; N],
     value: &T,
     limits: &Limits,
 ) -> Result<()> {
-    grow_into::<false, N, T>(out, head, value, limits)
+    grow_into::<false, N, T>(out, &head, value, limits)
 }
 
 /// [`extend_grow`]'s body, inlined into `to_writer`'s `&mut Vec<u8>` path
@@ -345,7 +349,7 @@ fn third_pass<const N: usize, T: ?Sized + Serialize>(
     value: &T,
     limits: &Limits,
 ) -> Result<Vec<u8>> {
-    extend_grow(&mut out, head, value, limits)?;
+    extend_grow(&mut out, *head, value, limits)?;
     Ok(out)
 }
 
@@ -498,7 +502,7 @@ fn unstaged<W: io::Write, T: ?Sized + Serialize>(
     limits: &Limits,
 ) -> Result<()> {
     let mut whole = Vec::new();
-    extend_grow(&mut whole, &[], value, limits)?;
+    extend_grow(&mut whole, [], value, limits)?;
     writer.write_all(&whole).map_err(|e| Error::io(e, Some(0)))
 }
 
