@@ -150,6 +150,22 @@ pub fn encode_into_framed(name: &str, hash: u64, encode: impl FnMut(&mut Vec<u8>
     });
 }
 
+/// The floor under a frame's cost in time: each message's `L` bytes (its
+/// 32, or with `hash` the 48 of the framed message), built before the
+/// timing, appended to the reused `Vec` by one `extend_from_slice` each,
+/// as [`encode_into`] times an encoder: the cost of the bytes alone.
+pub fn append_bytes<const L: usize>(name: &str, hash: Option<u64>) {
+    let head = hash.map(frame_head).unwrap_or_default();
+    let msgs: Vec<[u8; L]> = ticks()
+        .iter()
+        .map(|t| {
+            let bytes = [&head[..], &bytes_of(t)].concat();
+            bytes.try_into().expect("L is the message's length")
+        })
+        .collect();
+    check_and_time(name, msgs, |o, m| o.extend_from_slice(m), |m| m.to_vec());
+}
+
 /// Encodes every message into a new `Vec` each with `encode`, checks the
 /// bytes, and times it.
 pub fn encode_new(name: &str, encode: impl Fn(&Tick) -> Vec<u8>) {
