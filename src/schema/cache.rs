@@ -79,7 +79,7 @@ fn hash_slow<'de, T: Deserialize<'de>>(key: usize, gen: u64) -> Result<u64> {
     let hit = match cache()
         .read()
         .unwrap_or_else(PoisonError::into_inner)
-        .get(&typeid::of::<T>())
+        .get(&id_of::<T>())
     {
         Some(Cached::Ok(_, h)) => Some(*h),
         _ => None,
@@ -106,6 +106,8 @@ fn key_of<T: ?Sized>() -> usize {
     id_of::<T> as fn() -> TypeId as usize
 }
 
+/// `T`'s lifetime-erased id: called only when the map is read; its
+/// address is [`key_of`].
 #[inline(never)]
 fn id_of<T: ?Sized>() -> TypeId {
     typeid::of::<T>()
