@@ -7,7 +7,8 @@
 # gives a user), runs every binary once per round, interleaved, and prints
 # the median of the rounds (each round: the median of 21 samples), ns a
 # message, with ratios: kiln / bincode 1.3, and the frame's cost
-# (framed / unframed), and reading through `from_reader` against
+# (framed / unframed) and its floor (`copy_append32`/`48`: the bytes
+# appended with no encoder), and reading through `from_reader` against
 # `from_slice`.
 #
 #   bash benches/alone.sh        # 5 rounds (about 2 minutes after the build)
