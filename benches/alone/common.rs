@@ -142,12 +142,15 @@ fn frame_head(hash: u64) -> Vec<u8> {
     head
 }
 
+/// A message's bytes, after the frame header with `hash` if there is one.
+fn framed_bytes_of(hash: Option<u64>) -> impl Fn(&Tick) -> Vec<u8> {
+    let head = hash.map(frame_head).unwrap_or_default();
+    move |t| [&head[..], &bytes_of(t)].concat()
+}
+
 /// As [`encode_into`], each message framed: the header, then its 32 bytes.
 pub fn encode_into_framed(name: &str, hash: u64, encode: impl FnMut(&mut Vec<u8>, &Tick)) {
-    let head = frame_head(hash);
-    check_and_time(name, ticks(), encode, |t| {
-        [&head[..], &bytes_of(t)].concat()
-    });
+    check_and_time(name, ticks(), encode, framed_bytes_of(Some(hash)));
 }
 
 /// The floor under a frame's cost in time: each message's `L` bytes (its
@@ -155,13 +158,10 @@ pub fn encode_into_framed(name: &str, hash: u64, encode: impl FnMut(&mut Vec<u8>
 /// timing, appended to the reused `Vec` by one `extend_from_slice` each,
 /// as [`encode_into`] times an encoder: the cost of the bytes alone.
 pub fn append_bytes<const L: usize>(name: &str, hash: Option<u64>) {
-    let head = hash.map(frame_head).unwrap_or_default();
+    let bytes = framed_bytes_of(hash);
     let msgs: Vec<[u8; L]> = ticks()
         .iter()
-        .map(|t| {
-            let bytes = [&head[..], &bytes_of(t)].concat();
-            bytes.try_into().expect("L is the message's length")
-        })
+        .map(|t| bytes(t).try_into().expect("L is the message's length"))
         .collect();
     check_and_time(name, msgs, |o, m| o.extend_from_slice(m), |m| m.to_vec());
 }
@@ -188,8 +188,7 @@ pub fn decode(name: &str, decode: impl Fn(&[u8]) -> Tick) {
 
 /// As [`decode`], each message framed with `hash` (see [`encode_into_framed`]).
 pub fn decode_framed(name: &str, hash: u64, decode: impl Fn(&[u8]) -> Tick) {
-    let head = frame_head(hash);
-    decode_these(name, decode, |t| [&head[..], &bytes_of(t)].concat());
+    decode_these(name, decode, framed_bytes_of(Some(hash)));
 }
 
 /// Decodes the messages back to back from one `BufReader` (std's default
