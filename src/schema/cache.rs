@@ -206,3 +206,29 @@ pub(crate) fn cached<'de, T: Deserialize<'de>>() -> Result<(Arc<str>, u64)> {
     let mut map = cache().write().unwrap_or_else(PoisonError::into_inner);
     from_cached(map.entry(id).or_insert(fresh))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::key_of;
+
+    /// What the per-thread hit relies on, seen directly (a lookup gives
+    /// the right hash on a miss too, so `tests/schema.rs` cannot tell a
+    /// hit from a miss): a key per type, one for every lifetime of a type
+    /// that borrows, never 0 (the empty slot).
+    #[test]
+    fn keys_are_per_type_and_blind_to_lifetimes() {
+        struct A;
+        struct B;
+        struct R<'a>(#[allow(dead_code)] &'a str);
+        fn borrowed<'a>(_: &'a str) -> usize {
+            key_of::<R<'a>>()
+        }
+        assert_ne!(key_of::<A>(), key_of::<B>());
+        assert_ne!(key_of::<A>(), key_of::<R<'static>>());
+        assert_eq!(
+            borrowed(&String::from("short-lived")),
+            key_of::<R<'static>>()
+        );
+        assert_ne!(key_of::<A>(), 0);
+    }
+}
