@@ -214,7 +214,7 @@ fn a_visitor_wrapping_a_short_read_sees_a_worded_eof() {
     assert_eq!(e.message(), "wrapped: EOF: needs 4 bytes, more than remain");
 }
 
-/// The documented edge (README, "Decoding one small message"): a short
+/// The documented edge (README, "What differs" 11): a short
 /// fixed-width read moves the slice reader to the input's end, so a
 /// `Deserialize` impl that catches it and reads on fails there (where
 /// bincode 1.3's slice reader would read the bytes the short read left),
