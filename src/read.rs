@@ -1,8 +1,9 @@
 //! The input abstraction: a borrowed slice or an `io::Read` stream.
 //!
 //! One sealed trait, two readers. Bytes come back either borrowed from the
-//! input for `'de` ([`Reference::Borrowed`]) or copied into the caller's
-//! scratch space ([`Reference::Copied`]), so one deserializer serves both.
+//! input for `'de` ([`Reference::Borrowed`]) or copied, into the caller's
+//! scratch space or a copy the reader holds ([`Reference::Copied`]), so one
+//! deserializer serves both.
 //! A stream's map keys are read through a third, [`KeyRead`], which also
 //! records their bytes (a stream cannot look back to compare two keys).
 //!
@@ -36,7 +37,8 @@ pub(crate) const CHUNK: usize = 64 * 1024;
 pub enum Reference<'b, 'c> {
     /// Borrowed from the input for the deserializer's lifetime.
     Borrowed(&'b [u8]),
-    /// Copied into scratch space, valid until the next read.
+    /// A copy (in scratch space, or held by the reader), valid until the
+    /// next read.
     Copied(&'c [u8]),
 }
 
@@ -185,14 +187,28 @@ pub trait Read<'de>: private::Sealed {
     /// of them (or LIMIT when the total limit is what stops it).
     fn read_array<const N: usize>(&mut self) -> Result<[u8; N]>;
 
-    /// Reads `n` bytes, borrowed when possible, else into `scratch`.
-    /// `at` is the offset reported if they are not there.
+    /// Reads `n` bytes: borrowed for `'de` when possible, else copied (into
+    /// `scratch`, or held by the reader itself until its next read). `at`
+    /// is the offset reported if they are not there.
     fn take<'s>(
         &'s mut self,
         n: usize,
         at: u64,
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>>;
+
+    /// [`Self::take`], with copied bytes always all of `scratch`: a map
+    /// key's record is made from them ([`KeyRead`]), after the borrow of
+    /// the reader ends.
+    #[inline]
+    fn take_in_scratch<'s>(
+        &'s mut self,
+        n: usize,
+        at: u64,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Reference<'de, 's>> {
+        self.take(n, at, scratch)
+    }
 
     /// Reads a tensor directory block starting here (validated, with error
     /// offsets from the start of the input).

@@ -71,7 +71,7 @@ impl<'de, S: Read<'de>> Read<'de> for KeyRead<'_, S> {
         at: u64,
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
-        let lent = self.inner.take(n, at, scratch)?.borrowed();
+        let lent = self.inner.take_in_scratch(n, at, scratch)?.borrowed();
         Ok(self.recorded(lent, scratch))
     }
 
