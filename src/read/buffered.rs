@@ -132,20 +132,27 @@ impl<'r, R: ?Sized + BufRead, const LIMITED: bool> BufIoRead<'r, R, LIMITED> {
         self.inner.read_array()
     }
 
-    /// The next `N` bytes from the copy, if it holds them (within the
-    /// limit: [`Self::len`]).
+    /// Claims the next `n` bytes of the copy if it holds them (within the
+    /// limit: [`Self::len`]): their place in `local`, with `used` past them.
     #[inline(always)]
-    fn take_copied<const N: usize>(&mut self) -> Option<[u8; N]> {
+    fn claim(&mut self, n: usize) -> Option<std::ops::Range<usize>> {
         let used = usize::from(self.used);
-        let end = used + N;
+        let end = used.saturating_add(n);
         if end > self.len {
             return None;
         }
-        let b = self.local.get(used..end)?;
-        let mut out = [0u8; N];
-        out.copy_from_slice(b);
-        // `end <= len <= LOCAL <= u8::MAX` (asserted at `LOCAL`): it fits.
+        // `end <= len <= LOCAL <= u8::MAX` (asserted at `LOCAL`): it fits,
+        // and `local` holds it.
         self.used = end as u8;
+        Some(used..end)
+    }
+
+    /// The next `N` bytes from the copy, if it holds them.
+    #[inline(always)]
+    fn take_copied<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let b = self.claim(N)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.local.get(b)?);
         Some(out)
     }
 }
@@ -202,24 +209,21 @@ impl<'de, R: ?Sized + BufRead, const LIMITED: bool> Read<'de> for BufIoRead<'_, 
     /// the visitor to copy (a `String`) or read (a `&str` it cannot
     /// borrow), not copied into `scratch` first. callgrind, from a
     /// `BufReader` (`from_bufread`), LTO / no LTO: `log` 19.82 / 20.93 ->
-    /// 18.69 / 19.71 M, `savedata` 15.63 / 16.01 -> 14.75 / 15.09 (`mesh`
-    /// and `updates`, with few strings, unchanged).
+    /// 18.51 / 19.59 M, `savedata` 15.63 / 16.01 -> 14.36 / 15.02 (`mesh`
+    /// and `updates`, with few strings, within 0.4 M).
     fn take<'s>(
         &'s mut self,
         n: usize,
         at: u64,
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
-        let used = usize::from(self.used);
-        let end = used.saturating_add(n);
-        // Tested before the borrow, which the return keeps for `'s`.
-        if end <= self.len && end <= self.local.len() {
-            // `end <= len <= LOCAL`: it fits.
-            self.used = end as u8;
-            return Ok(Reference::Copied(self.local.get(used..end).unwrap_or(&[])));
+        match self.claim(n) {
+            Some(b) => Ok(Reference::Copied(self.local.get(b).unwrap_or(&[]))),
+            None => {
+                self.sync();
+                self.inner.take(n, at, scratch)
+            }
         }
-        self.sync();
-        self.inner.take(n, at, scratch)
     }
 
     /// [`Self::take`] into `scratch` (a map key's record is made from it:
@@ -230,19 +234,17 @@ impl<'de, R: ?Sized + BufRead, const LIMITED: bool> Read<'de> for BufIoRead<'_, 
         at: u64,
         scratch: &'s mut Vec<u8>,
     ) -> Result<Reference<'de, 's>> {
-        let used = usize::from(self.used);
-        let end = used.saturating_add(n);
-        if end <= self.len {
-            if let Some(b) = self.local.get(used..end) {
+        match self.claim(n) {
+            Some(b) => {
                 scratch.clear();
-                scratch.extend_from_slice(b);
-                // `end <= len <= LOCAL`: it fits.
-                self.used = end as u8;
-                return Ok(Reference::Copied(scratch));
+                scratch.extend_from_slice(self.local.get(b).unwrap_or(&[]));
+                Ok(Reference::Copied(scratch))
+            }
+            None => {
+                self.sync();
+                self.inner.take(n, at, scratch)
             }
         }
-        self.sync();
-        self.inner.take(n, at, scratch)
     }
 
     fn tensors_block<'s>(
