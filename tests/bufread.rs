@@ -400,3 +400,62 @@ fn framed_reads_agree_at_every_cut_and_limit() {
         assert_eq!((a, rest(r1)), (b, rest(r2)), "limit {limit}");
     }
 }
+
+/// A `BufRead` over a slice that counts calls to its `read`: the path
+/// past `from_bufread`'s copy (`IoRead`'s `read_exact` loop) reads through
+/// it, the copy only through `fill_buf` and `consume`.
+struct CountReads<'a> {
+    bytes: &'a [u8],
+    reads: usize,
+}
+
+impl Read for CountReads<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.reads += 1;
+        self.bytes.read(buf)
+    }
+}
+
+impl BufRead for CountReads<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        Ok(self.bytes)
+    }
+    fn consume(&mut self, n: usize) {
+        self.bytes = &self.bytes[n..];
+    }
+}
+
+/// Strings of every length up to 40 back to back, so that some straddle
+/// the end of each 255-byte copy: read from a new copy, not through the
+/// stream's `read` (a map's string keys too, through the key reader), and
+/// the same values. A string longer than a copy goes to `read`.
+#[test]
+fn a_string_that_straddles_the_copy_is_read_from_a_new_copy() {
+    type Strings = (Vec<String>, BTreeMap<String, u8>);
+    let value: Strings = (
+        (0..400).map(|i| "x".repeat(i % 41)).collect(),
+        (0..60)
+            .map(|i| (format!("key {i:03} {}", "k".repeat(i % 23)), i as u8))
+            .collect(),
+    );
+    let bytes = kiln_serde::to_vec(&value).unwrap();
+    assert!(bytes.len() > 20 * 255, "{}", bytes.len());
+    let mut r = CountReads {
+        bytes: &bytes,
+        reads: 0,
+    };
+    let got: Strings = kiln_serde::from_bufread(&mut r).unwrap();
+    assert_eq!(got, value);
+    assert_eq!(r.reads, 0, "strings past the copy were read by `read`");
+    assert!(r.bytes.is_empty());
+
+    let long = ("y".repeat(300), 7u8);
+    let bytes = kiln_serde::to_vec(&long).unwrap();
+    let mut r = CountReads {
+        bytes: &bytes,
+        reads: 0,
+    };
+    let got: (String, u8) = kiln_serde::from_bufread(&mut r).unwrap();
+    assert_eq!(got, long);
+    assert!(r.reads > 0, "a string longer than the copy goes to `read`");
+}
