@@ -324,6 +324,36 @@ fn interrupted_and_failing_streams_give_the_same_value_or_io_error() {
     }
 }
 
+/// A stream that fails under a total size limit: LIMIT where the limit
+/// comes first, as `from_reader` tests it before it reads (a string past
+/// the copy is not copied again past the limit: the failing `fill_buf`
+/// would make it IO), and the same stream position.
+#[test]
+fn failing_streams_under_a_limit_give_the_same_error() {
+    let bytes = kiln_serde::to_vec(&msg()).unwrap();
+    for chunk in [1, 5, 64] {
+        for fail_at in (0..bytes.len()).step_by(3) {
+            for limit in (0..bytes.len() as u64).step_by(5) {
+                let opts = Options::new().with_limit(limit);
+                let flaky = || Flaky {
+                    data: &bytes,
+                    pos: 0,
+                    chunk,
+                    calls: 0,
+                    fail_at: Some(fail_at),
+                };
+                let (mut a, mut b) = (flaky(), flaky());
+                let ea = opts.from_reader::<_, Msg>(&mut a).unwrap_err();
+                let eb = opts.from_bufread::<_, Msg>(&mut b).unwrap_err();
+                let what =
+                    format!("chunk {chunk}, failing at {fail_at}, limit {limit}: {ea} / {eb}");
+                assert_eq!((ea.code(), ea.offset()), (eb.code(), eb.offset()), "{what}");
+                assert_eq!(a.pos, b.pos, "{what}");
+            }
+        }
+    }
+}
+
 /// A tensor directory inside a record, read from a `BufRead` (the block is
 /// `IoRead`'s bulk read, after the copy's bytes are consumed): every cut
 /// agrees too.
