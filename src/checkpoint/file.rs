@@ -344,6 +344,30 @@ mod tests {
         p
     }
 
+    /// A checkpoint whose second and fourth tensors have no name: TYPE at
+    /// the second's name_len field (the first unnamed, not the first
+    /// tensor), from the mapped file and from the bytes alike.
+    #[test]
+    fn the_first_unnamed_tensor_is_named_in_the_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut b = TensorsBuilder::new();
+        b.push(TensorSpec::from_slice(&[1], &[1u8]).named("a"));
+        b.push(TensorSpec::from_slice(&[1], &[2u8]));
+        b.push(TensorSpec::from_slice(&[1], &[3u8]).named("c"));
+        b.push(TensorSpec::from_slice(&[1], &[4u8]));
+        let t = b.build().unwrap();
+        let head = write_head(&BTreeMap::new()).unwrap();
+        let mut ck = head.clone();
+        ck.extend_from_slice(t.as_bytes());
+        // The directory's 32-byte header, then 128 bytes a descriptor.
+        let want = Some((head.len() + 32 + 128 + 4) as u64);
+        let e = TensorsFile::open(write(dir.path(), "u.kiln", &ck)).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (ErrorCode::Type, want), "{e}");
+        assert!(e.to_string().contains("tensor 1 has no name"), "{e}");
+        let e = crate::checkpoint::check_buffer(&ck, &crate::Limits::default()).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (ErrorCode::Type, want), "{e}");
+    }
+
     #[test]
     fn all_three_kinds_and_faults() {
         let dir = tempfile::tempdir().unwrap();

@@ -121,19 +121,13 @@ pub(crate) fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Parsed<'a>> 
 /// tensor of a checkpoint is named). `dir_start` is where the directory
 /// starts, for the offset.
 pub(crate) fn check_named(tensors: &TensorsView<'_>, dir_start: u64) -> Result<()> {
-    match tensors.iter().find(|t| t.name_bytes().is_empty()) {
+    match tensors.first_unnamed() {
         None => Ok(()),
-        Some(t) => {
-            let i = u32::try_from(t.index()).unwrap_or(u32::MAX);
-            Err(Error::new(
-                ErrorCode::Type,
-                dir_start.checked_add(desc_off(i) + D_NAME_LEN),
-                format!(
-                    "checkpoint tensor {} has no name: every tensor of a checkpoint is named",
-                    t.index()
-                ),
-            ))
-        }
+        Some(i) => Err(Error::new(
+            ErrorCode::Type,
+            dir_start.checked_add(desc_off(i) + D_NAME_LEN),
+            format!("checkpoint tensor {i} has no name: every tensor of a checkpoint is named"),
+        )),
     }
 }
 

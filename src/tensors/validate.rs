@@ -575,14 +575,14 @@ fn check_heap(
     // Duplicates are found by sorting (name, index): O(n log n) whatever the
     // names, with no hash to attack. The first fault in heap order wins:
     // tensor j's UTF-8, then whether j repeats an earlier name.
-    let mut names: Vec<(&[u8], u32)> = Vec::new();
+    let mut names: Vec<(&[u8], u32)> = Vec::with_capacity(count as usize);
     let mut bad_utf8: Option<(u32, usize)> = None;
     let mut cursor = heap_start;
     for i in 0..count {
         let len = desc_u32(buf, i, D_NAME_LEN).ok_or_else(|| oob(cursor))? as usize;
         let end = cursor.checked_add(len).ok_or_else(|| oob(cursor))?;
         let name = buf.get(cursor..end).ok_or_else(|| oob(cursor))?;
-        if checks.utf8 && bad_utf8.is_none() && std::str::from_utf8(name).is_err() {
+        if checks.utf8 && bad_utf8.is_none() && crate::raw::str_from_utf8(name).is_err() {
             bad_utf8 = Some((i, cursor));
         }
         let rel = u32::try_from(cursor - heap_start).map_err(|_| oob(cursor))?;
@@ -639,7 +639,7 @@ fn check_heap(
             .checked_add(layout_len as usize)
             .ok_or_else(|| oob(cursor))?;
         let name = buf.get(cursor..end).ok_or_else(|| oob(cursor))?;
-        if checks.utf8 && std::str::from_utf8(name).is_err() {
+        if checks.utf8 && crate::raw::str_from_utf8(name).is_err() {
             return Err(err(
                 ErrorCode::Utf8,
                 cursor as u64,
