@@ -177,6 +177,13 @@ pub trait Read<'de>: private::Sealed {
         &[]
     }
 
+    /// [`Self::window`] when it holds all [`WINDOW`] bytes.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn full_window(&self) -> Option<&'de [u8; WINDOW]> {
+        self.window().try_into().ok()
+    }
+
     /// Moves past `n` bytes read from [`Self::window`] (`n <= WINDOW`;
     /// never past the end).
     #[doc(hidden)]

@@ -155,7 +155,7 @@ impl Mode for M<true> {
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline(never))]
 pub(super) fn full<'de, R: Read<'de>>(read: &R) -> Option<&'de [u8; WINDOW]> {
-    read.window().try_into().ok()
+    read.full_window()
 }
 
 /// Visits the `n` fields of a struct that opens at the decoder's position

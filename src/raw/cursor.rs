@@ -1,5 +1,7 @@
 //! [`Cursor`]: the slice reader's position (piece 3 of the module docs).
 
+use crate::read::WINDOW;
+
 /// A read position in a byte slice that never passes its end. Only
 /// `read_array`, `take` and `rewind_short` move it, each within the data, so
 /// `unread` can skip the `pos <= len` test that `data.get(pos..)` makes on
@@ -13,6 +15,9 @@ pub(crate) struct Cursor<'a> {
     /// Where the last short `read_array` started (`pos` before it moved
     /// to the end); 0 before any.
     short: usize,
+    /// A full window opens at `pos` when `pos < win_lim`: `data.len() + 1
+    /// - WINDOW`, or 0 when `data` is shorter than a window.
+    win_lim: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -23,6 +28,7 @@ impl<'a> Cursor<'a> {
             data,
             pos: 0,
             short: 0,
+            win_lim: data.len().checked_sub(WINDOW).map_or(0, |l| l + 1),
         }
     }
 
@@ -71,6 +77,28 @@ impl<'a> Cursor<'a> {
         let head = unsafe { self.data.as_ptr().add(self.pos).cast::<[u8; N]>().read() };
         self.pos = end;
         Some(head)
+    }
+
+    /// The next [`WINDOW`] bytes, without moving, when that many remain.
+    #[inline(always)]
+    pub(crate) fn window(&self) -> Option<&'a [u8; WINDOW]> {
+        if self.pos < self.win_lim {
+            // SAFETY: `pos < win_lim` means `data.len() >= WINDOW` and
+            // `pos + WINDOW <= data.len()` (`win_lim` is `data.len() + 1 -
+            // WINDOW` then, 0 otherwise), so the `WINDOW` bytes at `pos` are
+            // in bounds; `[u8; WINDOW]` has alignment 1, and the borrow is
+            // of `data`, for `'a`. The branch tells the code after the call
+            // the same fact (`advance`'s bound then folds away); it is never
+            // taken, for that reason.
+            unsafe {
+                if self.data.len() - self.pos < WINDOW {
+                    std::hint::unreachable_unchecked();
+                }
+                Some(&*self.data.as_ptr().add(self.pos).cast::<[u8; WINDOW]>())
+            }
+        } else {
+            None
+        }
     }
 
     /// Where the last short `read_array` started.

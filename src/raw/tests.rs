@@ -465,6 +465,34 @@ fn cursor_never_passes_the_end() {
     }
 }
 
+/// `Cursor::window` opens exactly when `WINDOW` bytes remain, at every
+/// position of inputs around a window's length, and holds those bytes.
+#[test]
+fn cursor_window_opens_only_on_a_full_window() {
+    use crate::read::WINDOW;
+    let buf: Vec<u8> = (0..3 * WINDOW).map(|i| (i * 13 + 1) as u8).collect();
+    for len in [0, 1, WINDOW - 1, WINDOW, WINDOW + 1, 2 * WINDOW, 3 * WINDOW] {
+        let data = &buf[..len];
+        for at in 0..=len {
+            let mut c = Cursor::new(data);
+            assert_eq!(c.take(at), Some(&data[..at]));
+            let w = c.window();
+            assert_eq!(
+                w.map(|w| &w[..]),
+                data[at..].get(..WINDOW),
+                "len {len}, at {at}"
+            );
+            assert_eq!(c.pos(), at, "the window does not move");
+        }
+    }
+    // After a short read moved the cursor to the end: no window.
+    let mut c = Cursor::new(&buf[..WINDOW]);
+    assert_eq!(c.read_array::<{ WINDOW + 1 }>(), None);
+    assert!(c.window().is_none());
+    c.rewind_short();
+    assert_eq!(c.window().map(|w| &w[..]), Some(&buf[..WINDOW]));
+}
+
 #[test]
 fn holds_reads_writes_and_frees() {
     let mut b = ThinBox::new(String::from("kiln"));

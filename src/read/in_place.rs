@@ -1,7 +1,7 @@
 //! [`InPlace`]: the slice reader under a type of its own, for `from_reader`
 //! over a `&[u8]` (decoded in place).
 
-use super::{private, KeyRead, Read, Reference, SliceRead};
+use super::{private, KeyRead, Read, Reference, SliceRead, WINDOW};
 use crate::error::{Error, Result};
 
 /// A [`SliceRead`] for `from_reader`'s in-place decode: the same reads,
@@ -44,6 +44,11 @@ impl<'de> Read<'de> for InPlace<'de> {
     #[inline(always)]
     fn window(&self) -> &'de [u8] {
         self.0.window()
+    }
+
+    #[inline(always)]
+    fn full_window(&self) -> Option<&'de [u8; WINDOW]> {
+        self.0.full_window()
     }
 
     #[inline(always)]

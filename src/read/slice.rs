@@ -171,6 +171,11 @@ impl<'de> Read<'de> for SliceRead<'de> {
     }
 
     #[inline(always)]
+    fn full_window(&self) -> Option<&'de [u8; WINDOW]> {
+        self.cur.window()
+    }
+
+    #[inline(always)]
     fn advance(&mut self, n: usize) {
         self.cur.advance(n);
     }
