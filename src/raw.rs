@@ -278,7 +278,7 @@ mod write_cursor;
 #[cfg(test)]
 use ascii::is_ascii;
 pub(crate) use ascii::str_from_utf8;
-pub(crate) use cursor::Cursor;
+pub(crate) use cursor::{Cursor, WINDOW};
 pub(crate) use slice_reader::with_slice_reader;
 pub(crate) use vec_cursor::{append, Append, VecCursor};
 pub(crate) use write_cursor::{fill_spare, FillSpare, Short, WriteCursor};

@@ -27,8 +27,8 @@ pub use key::KeyRead;
 pub use slice::SliceRead;
 
 /// Bytes a slice reader lends at once to a small struct's fields
-/// (`de/window.rs`).
-pub(crate) const WINDOW: usize = 256;
+/// (`de/window.rs`); the slice cursor's window (`raw/cursor.rs`).
+pub(crate) use crate::raw::WINDOW;
 
 /// Largest single growth of a stream's scratch buffer.
 pub(crate) const CHUNK: usize = 64 * 1024;

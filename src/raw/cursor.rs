@@ -1,6 +1,8 @@
 //! [`Cursor`]: the slice reader's position (piece 3 of the module docs).
 
-use crate::read::WINDOW;
+/// The bytes [`Cursor::window`] lends: what a slice reader hands a small
+/// struct's fields at once (`de/window.rs`).
+pub(crate) const WINDOW: usize = 256;
 
 /// A read position in a byte slice that never passes its end. Only
 /// `read_array`, `take` and `rewind_short` move it, each within the data, so

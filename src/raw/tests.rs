@@ -469,7 +469,7 @@ fn cursor_never_passes_the_end() {
 /// position of inputs around a window's length, and holds those bytes.
 #[test]
 fn cursor_window_opens_only_on_a_full_window() {
-    use crate::read::WINDOW;
+    use super::WINDOW;
     let buf: Vec<u8> = (0..3 * WINDOW).map(|i| (i * 13 + 1) as u8).collect();
     for len in [0, 1, WINDOW - 1, WINDOW, WINDOW + 1, 2 * WINDOW, 3 * WINDOW] {
         let data = &buf[..len];
