@@ -151,6 +151,57 @@ fn every_cut_fails_as_the_stream_does() {
     }
 }
 
+/// Three `V3`: 36 bytes, every field read through the window.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
+struct Flat {
+    a: V3,
+    b: V3,
+    c: V3,
+}
+
+/// Every total size limit on the whole input: the slice's window never
+/// lends a byte past the limit, so the slice fails as the stream does
+/// (LIMIT at the same offset), for a type whose fields are all read
+/// through the window and for one with fields the decoder reads.
+#[test]
+fn every_limit_fails_as_the_stream_does() {
+    fn check<T: Serialize + for<'de> Deserialize<'de>>(v: &T) {
+        let bytes = kiln_serde::to_vec(v).unwrap();
+        assert!(bytes.len() > 2 * 256, "{}", bytes.len());
+        for limit in 0..=bytes.len() {
+            let opts = kiln_serde::Options::new().with_limit(limit as u64);
+            let s = outcome(opts.from_slice::<T>(&bytes));
+            let st = outcome(opts.from_reader::<_, T>(Stream(&bytes)));
+            let ip = outcome(opts.from_reader::<_, T>(&bytes[..]));
+            assert_eq!(s, st, "limit {limit}");
+            assert_eq!(s, ip, "limit {limit}");
+            if limit < bytes.len() {
+                assert!(
+                    matches!(s, Err((ErrorCode::Limit, Some(_)))),
+                    "limit {limit}: {s:?}"
+                );
+            } else {
+                assert!(s.is_ok(), "limit {limit}: {s:?}");
+            }
+        }
+    }
+    let f = |i: u32| V3 {
+        x: i as f32,
+        y: 1.0,
+        z: -(i as f32),
+    };
+    check(
+        &(0..20)
+            .map(|i| Flat {
+                a: f(i),
+                b: f(i + 1),
+                c: f(i + 2),
+            })
+            .collect::<Vec<_>>(),
+    );
+    check(&(0..12).map(tri).collect::<Vec<_>>());
+}
+
 /// Every byte set to 2, then to 0xff: a bad bool, option tag or variant
 /// index, a percentage above 100, or another value. Same outcome both
 /// ways, and every kind of fault is met.
