@@ -52,7 +52,8 @@
 //! There is no `unsafe` here: the window is a `&[u8; 256]` (then a
 //! `&[u8]`), indexed through `get`. Every value and every error, code and
 //! offset, is the decoder's; `tests/window.rs` compares the slice with a
-//! stream (which has no window) for every cut, every changed byte and every total size limit.
+//! stream (which has no window) for every cut, every changed byte and
+//! every total size limit.
 
 use serde::de::{self, DeserializeSeed, Visitor};
 
