@@ -695,6 +695,17 @@ fn heap_faults_are_reported_in_heap_order() {
     b[417] = b'a';
     b[418] = b'a';
     expect_err(&b, &opts(), ErrorCode::Type, 417);
+    // Sorted names with a repeat (no sort needed to find it) and out of
+    // order: TYPE at the repeat either way; in order, accepted.
+    let mut b = build(["a", "b", "c"]);
+    b[418] = b'b';
+    expect_err(&b, &opts(), ErrorCode::Type, 418);
+    let mut b = build(["a", "b", "c"]);
+    b[416] = b'c';
+    expect_err(&b, &opts(), ErrorCode::Type, 418);
+    let mut b = build(["a", "b", "c"]);
+    b[416] = b'0';
+    validate(&b, &opts()).unwrap();
     // Names are compared as raw bytes: "é" precomposed vs decomposed differ.
     let mut b = TensorsBuilder::new();
     b.push(TensorSpec::from_slice(&[1], &one).named("\u{e9}"));

@@ -265,7 +265,18 @@ fn touch(v: &TensorsView<'_>) {
         let _ = t.try_as_slice::<u8>();
         let _ = t.to_vec::<u16>();
         if let Some(n) = t.name() {
-            assert!(v.by_name(n).is_some());
+            assert_eq!(v.by_name(n).map(|u| u.index()), Some(t.index()));
+            // Near misses: the search agrees with a scan.
+            let mut chars = n.chars();
+            chars.next_back();
+            for probe in [chars.as_str().to_owned(), format!("{n}~"), format!("{n}\0")] {
+                let scan = v.iter().find(|u| u.name() == Some(probe.as_str()));
+                assert_eq!(
+                    v.by_name(&probe).map(|u| u.index()),
+                    scan.map(|u| u.index()),
+                    "{probe:?}"
+                );
+            }
         }
     }
     let _ = format!("{v:?}");

@@ -159,10 +159,7 @@ impl RawDesc {
 
     /// Reads descriptor `i` of a block whose metadata is in `buf`.
     pub fn read(buf: &[u8], i: u32) -> Option<Self> {
-        let start = desc_start(i)?;
-        let s = buf.get(start..start.checked_add(DESC_LEN)?)?;
-        let a: &[u8; DESC_LEN] = s.try_into().ok()?;
-        Some(Self::parse(a))
+        desc_bytes(buf, i).map(Self::parse)
     }
 
     pub fn to_bytes(self) -> [u8; DESC_LEN] {
@@ -207,6 +204,14 @@ pub(crate) fn desc_start(i: u32) -> Option<usize> {
         .ok()?
         .checked_mul(DESC_LEN)?
         .checked_add(HEADER_LEN)
+}
+
+/// The 128 bytes of descriptor `i` of a block whose metadata is in `buf`.
+pub(crate) fn desc_bytes(buf: &[u8], i: u32) -> Option<&[u8; DESC_LEN]> {
+    let start = desc_start(i)?;
+    buf.get(start..start.checked_add(DESC_LEN)?)?
+        .try_into()
+        .ok()
 }
 
 /// One field of descriptor `i`, `N` bytes at `field` from its start.

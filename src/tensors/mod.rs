@@ -46,6 +46,7 @@ mod dtype;
 mod layout;
 mod owned;
 mod placement;
+mod plain_desc;
 mod serde_impl;
 mod table;
 mod tensor;

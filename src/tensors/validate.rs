@@ -8,12 +8,13 @@ use std::collections::BTreeMap;
 
 use super::dtype::{Dtype, QuantScheme};
 use super::layout::{
-    align64, check_header, desc_field, desc_off, desc_u16, desc_u32, desc_u64, packed_len, RawDesc,
-    RawHeader, D_BLOCK_BYTES, D_BLOCK_ELEMS, D_DTYPE, D_LAYOUT_LEN, D_LENGTH, D_NAME_LEN, D_OFFSET,
-    D_OUTER, D_RANK, D_RESERVED1, D_RESERVED2, D_SCALE, D_SCHEME, D_SHAPE, FLAG_NAMES, HEADER_LEN,
-    H_COUNT, H_FLAGS, H_HEAP, H_PAYLOAD, MAX_RANK,
+    align64, check_header, desc_bytes, desc_field, desc_off, desc_u16, desc_u32, desc_u64,
+    packed_len, RawDesc, RawHeader, D_BLOCK_BYTES, D_BLOCK_ELEMS, D_DTYPE, D_LAYOUT_LEN, D_LENGTH,
+    D_NAME_LEN, D_OFFSET, D_OUTER, D_RANK, D_RESERVED1, D_RESERVED2, D_SCALE, D_SCHEME, D_SHAPE,
+    FLAG_NAMES, HEADER_LEN, H_COUNT, H_FLAGS, H_HEAP, H_PAYLOAD, MAX_RANK,
 };
 use super::placement::{HeapRef, Layout};
+use super::plain_desc::plain_end;
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits::Limits;
 
@@ -151,30 +152,38 @@ pub(crate) fn check_meta(
         return Err(too_long());
     }
     let count = h.count;
+    let max_bytes = limits.max_bytes();
 
-    // Step 2: each descriptor in order.
+    // Step 2: each descriptor in order; the common case from the bytes.
     let mut running: u64 = 0;
     let mut any_name = false;
     let mut heap_sum: u64 = 0;
     let mut opaque: BTreeMap<u16, (u32, u32)> = BTreeMap::new();
     for i in 0..count {
-        let d0 = desc_off(i);
-        let d = RawDesc::read(buf, i).ok_or_else(too_long)?;
-        running = check_desc(
-            &d,
-            i,
-            d0,
-            count,
-            running,
-            h.payload_bytes,
-            &mut opaque,
-            limits,
-            checks,
-        )?;
-        any_name |= d.name_len != 0;
-        heap_sum = heap_sum
-            .saturating_add(u64::from(d.name_len))
-            .saturating_add(u64::from(d.layout_len));
+        let raw = desc_bytes(buf, i).ok_or_else(too_long)?;
+        let (name_len, layout_len) = match plain_end(raw, running, h.payload_bytes, max_bytes) {
+            Some((end, name_len)) => {
+                running = end;
+                (u64::from(name_len), 0)
+            }
+            None => {
+                let d = RawDesc::parse(raw);
+                running = check_desc(
+                    &d,
+                    i,
+                    desc_off(i),
+                    count,
+                    running,
+                    h.payload_bytes,
+                    &mut opaque,
+                    limits,
+                    checks,
+                )?;
+                (u64::from(d.name_len), u64::from(d.layout_len))
+            }
+        };
+        any_name |= name_len != 0;
+        heap_sum = heap_sum.saturating_add(name_len).saturating_add(layout_len);
     }
 
     // Step 3: after the descriptors.
@@ -238,7 +247,7 @@ pub(crate) fn check_meta(
 /// Step 2 for one descriptor. Returns the new running end. `opaque_sizes` holds
 /// the block sizes of the first tensor of each opaque code seen so far.
 #[allow(clippy::too_many_arguments)]
-fn check_desc(
+pub(super) fn check_desc(
     d: &RawDesc,
     i: u32,
     d0: u64,
@@ -595,14 +604,21 @@ fn check_heap(
         });
         cursor = end;
     }
-    names.sort_unstable();
-    let dup = names
-        .windows(2)
-        .filter_map(|w| match w {
-            [a, b] if a.0 == b.0 => Some(b.1),
-            _ => None,
-        })
-        .min();
+    // Names in strictly increasing order (as a writer that sorts them
+    // leaves them) are sorted and distinct already: one compare a name,
+    // where sorting took one and the duplicate scan another.
+    let dup = if names.windows(2).all(|w| matches!(w, [a, b] if a.0 < b.0)) {
+        None
+    } else {
+        names.sort_unstable();
+        names
+            .windows(2)
+            .filter_map(|w| match w {
+                [a, b] if a.0 == b.0 => Some(b.1),
+                _ => None,
+            })
+            .min()
+    };
     let dup_first = match (bad_utf8, dup) {
         (Some((u, _)), Some(d)) => d < u,
         (None, Some(_)) => true,

@@ -175,18 +175,20 @@ impl<'a> TensorsView<'a> {
         (0..self.layout.count()).find(|&i| desc_u32(self.block, i, D_NAME_LEN) == Some(0))
     }
 
-    /// The first tensor whose name is `name` (names are unique), by a scan.
+    /// The tensor named `name` (names are unique), by a binary search over
+    /// the named tensors sorted at validation. Each step reads the one
+    /// descriptor field it compares by (`name_len`), not the whole
+    /// 128-byte descriptor.
     pub fn by_name(&self, name: &str) -> Option<TensorView<'a>> {
         if name.is_empty() || self.layout.heap_bytes() == 0 {
             return None;
         }
-        // Binary search over the indices sorted by name.
         let heap = self.layout.heap_start();
         let sorted = &self.layout.by_name;
         let k = sorted
             .binary_search_by(|&i| {
-                let n = RawDesc::read(self.block, i)
-                    .and_then(|d| slice(self.block, heap, self.layout.heap_ref(i).name, d.name_len))
+                let n = desc_u32(self.block, i, D_NAME_LEN)
+                    .and_then(|len| slice(self.block, heap, self.layout.heap_ref(i).name, len))
                     .unwrap_or(&[]);
                 n.cmp(name.as_bytes())
             })
