@@ -183,6 +183,14 @@ impl Dtype {
         self.row().map(|(_, _, b)| *b)
     }
 
+    /// The element width of closed code `code` (1..=19), `None` for any
+    /// other: [`Dtype::from_code`] then [`Dtype::bits`] in one lookup.
+    pub(crate) fn closed_bits(code: u16) -> Option<u32> {
+        TABLE
+            .get(usize::from(code).wrapping_sub(1))
+            .map(|(_, _, b)| *b)
+    }
+
     /// The closed dtype's row of `TABLE` (in code order), by its code: a
     /// search found it in about 10 compares, once per descriptor when a
     /// directory is validated.
@@ -451,6 +459,10 @@ mod tests {
             "an opaque code is never a row"
         );
         assert_eq!(Dtype::Opaque(12).name(), "opaque");
+        for code in 0..=u16::MAX {
+            let want = Dtype::from_code(code).and_then(Dtype::bits);
+            assert_eq!(Dtype::closed_bits(code), want, "{code}");
+        }
         assert_eq!(Dtype::Opaque(4096).name(), "opaque");
         assert_eq!(Dtype::Opaque(4096).to_string(), "opaque(4096)");
     }

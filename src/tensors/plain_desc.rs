@@ -43,7 +43,7 @@ pub(super) fn plain_end(
     if scheme != 0 || rank > MAX_RANK || u64::from(name_len) > max_bytes {
         return None;
     }
-    let bits = Dtype::from_code(dtype)?.bits()?;
+    let bits = Dtype::closed_bits(dtype)?;
     let mut elements = 1u64;
     for k in 0..MAX_RANK {
         let s = word(b, 16 + 8 * k);

@@ -158,6 +158,7 @@ pub(crate) fn check_meta(
     let mut running: u64 = 0;
     let mut any_name = false;
     let mut heap_sum: u64 = 0;
+    let mut all_plain = true;
     let mut opaque: BTreeMap<u16, (u32, u32)> = BTreeMap::new();
     for i in 0..count {
         let raw = desc_bytes(buf, i).ok_or_else(too_long)?;
@@ -167,6 +168,7 @@ pub(crate) fn check_meta(
                 (u64::from(name_len), 0)
             }
             None => {
+                all_plain = false;
                 let d = RawDesc::parse(raw);
                 running = check_desc(
                     &d,
@@ -216,14 +218,17 @@ pub(crate) fn check_meta(
             ),
         ));
     }
-    if checks.quant {
+    // A plain descriptor has scheme 0, which check_links passes over, and
+    // no layout name, which check_heap's second loop passes over.
+    if checks.quant && !all_plain {
         check_links(buf, count)?;
     }
     // meta_end = heap_start + heap_bytes and fits in usize.
     let heap_start = meta_end_us
         .checked_sub(h.heap_bytes as usize)
         .ok_or_else(too_long)?;
-    let (heap_index, by_name) = check_heap(buf, count, heap_start, h.heap_bytes, checks)?;
+    let (heap_index, by_name) =
+        check_heap(buf, count, heap_start, h.heap_bytes, checks, !all_plain)?;
     if let Some(pad) = buf.get(meta_end_us..p) {
         if let Some(k) = first_nonzero(pad) {
             return Err(ty(
@@ -567,13 +572,15 @@ fn check_link(
 }
 
 /// Step 3, heap contents: names (UTF-8, duplicates), then layout names
-/// (UTF-8, one name per opaque code). Returns the heap index.
+/// (UTF-8, one name per opaque code), unless `layouts_possible` is false
+/// (every descriptor is plain: no layout names). Returns the heap index.
 fn check_heap(
     buf: &[u8],
     count: u32,
     heap_start: usize,
     heap_bytes: u32,
     checks: Checks,
+    layouts_possible: bool,
 ) -> Result<(Vec<HeapRef>, Vec<u32>)> {
     if heap_bytes == 0 {
         return Ok((Vec::new(), Vec::new()));
@@ -645,7 +652,8 @@ fn check_heap(
         ));
     }
     let mut layouts: BTreeMap<u16, &[u8]> = BTreeMap::new();
-    for (i, slot) in (0..count).zip(index.iter_mut()) {
+    let with_layouts = if layouts_possible { count } else { 0 };
+    for (i, slot) in (0..with_layouts).zip(index.iter_mut()) {
         let layout_len = desc_u32(buf, i, D_LAYOUT_LEN).ok_or_else(|| oob(cursor))?;
         if layout_len == 0 {
             continue;
