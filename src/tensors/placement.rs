@@ -11,6 +11,18 @@ pub(crate) struct HeapRef {
     pub layout: u32,
 }
 
+/// A named tensor in [`Layout`]'s sorted list: where its name lies in
+/// the heap and its index, so that a search step reads the name alone
+/// (through the descriptor, each step read three more places: a
+/// 1,000-tensor lookup took about 175 ns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct NameRef {
+    /// Name start, relative to the heap start.
+    pub off: u32,
+    pub len: u32,
+    pub index: u32,
+}
+
 /// The shape of a validated directory block: its length and where its parts
 /// start. Returned by [`validate`](fn@super::validate); views and owned directories keep it.
 #[derive(Clone, PartialEq, Eq)]
@@ -23,9 +35,9 @@ pub struct Layout {
     pub(super) payload_bytes: u64,
     /// Per tensor heap offsets; empty when the heap is empty.
     pub(super) heap_index: Vec<HeapRef>,
-    /// Indices of the named tensors sorted by name bytes (the
-    /// duplicate check sorts them anyway), for a binary-search `by_name`.
-    pub(crate) by_name: Vec<u32>,
+    /// The named tensors sorted by name bytes (the duplicate check sorts
+    /// them anyway), for a binary-search `by_name`.
+    pub(crate) by_name: Vec<NameRef>,
 }
 
 impl Layout {

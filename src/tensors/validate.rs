@@ -13,7 +13,7 @@ use super::layout::{
     D_NAME_LEN, D_OFFSET, D_OUTER, D_RANK, D_RESERVED1, D_RESERVED2, D_SCALE, D_SCHEME, D_SHAPE,
     FLAG_NAMES, HEADER_LEN, H_COUNT, H_FLAGS, H_HEAP, H_PAYLOAD, MAX_RANK,
 };
-use super::placement::{HeapRef, Layout};
+use super::placement::{HeapRef, Layout, NameRef};
 use super::plain_desc::plain_end;
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits::Limits;
@@ -581,7 +581,7 @@ fn check_heap(
     heap_bytes: u32,
     checks: Checks,
     layouts_possible: bool,
-) -> Result<(Vec<HeapRef>, Vec<u32>)> {
+) -> Result<(Vec<HeapRef>, Vec<NameRef>)> {
     if heap_bytes == 0 {
         return Ok((Vec::new(), Vec::new()));
     }
@@ -685,7 +685,14 @@ fn check_heap(
         slot.layout = u32::try_from(cursor - heap_start).unwrap_or(u32::MAX);
         cursor = end;
     }
-    let by_name = names.iter().map(|&(_, i)| i).collect();
+    let by_name = names
+        .iter()
+        .filter_map(|&(name, i)| {
+            let off = index.get(i as usize)?.name;
+            let len = u32::try_from(name.len()).ok()?;
+            Some(NameRef { off, len, index: i })
+        })
+        .collect();
     Ok((index, by_name))
 }
 

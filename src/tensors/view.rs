@@ -176,24 +176,26 @@ impl<'a> TensorsView<'a> {
     }
 
     /// The tensor named `name` (names are unique), by a binary search over
-    /// the named tensors sorted at validation. Each step reads the one
-    /// descriptor field it compares by (`name_len`), not the whole
-    /// 128-byte descriptor.
+    /// the named tensors sorted at validation; each step reads one name.
     pub fn by_name(&self, name: &str) -> Option<TensorView<'a>> {
-        if name.is_empty() || self.layout.heap_bytes() == 0 {
+        if name.is_empty() {
             return None;
         }
-        let heap = self.layout.heap_start();
+        let start = self.layout.heap_start();
+        let heap = self
+            .block
+            .get(start..start.checked_add(self.layout.heap_bytes() as usize)?)?;
         let sorted = &self.layout.by_name;
         let k = sorted
-            .binary_search_by(|&i| {
-                let n = desc_u32(self.block, i, D_NAME_LEN)
-                    .and_then(|len| slice(self.block, heap, self.layout.heap_ref(i).name, len))
+            .binary_search_by(|r| {
+                let at = r.off as usize;
+                let n = heap
+                    .get(at..at.saturating_add(r.len as usize))
                     .unwrap_or(&[]);
                 n.cmp(name.as_bytes())
             })
             .ok()?;
-        self.get(*sorted.get(k)? as usize)
+        self.get(sorted.get(k)?.index as usize)
     }
 
     /// The tensors in descriptor order.
