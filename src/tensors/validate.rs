@@ -590,8 +590,9 @@ fn check_heap(
     let mut index = Vec::with_capacity(count as usize);
     // Duplicates are found by sorting (name, index): O(n log n) whatever the
     // names, with no hash to attack. The first fault in heap order wins:
-    // tensor j's UTF-8, then whether j repeats an earlier name.
-    let mut names: Vec<(&[u8], u32)> = Vec::with_capacity(count as usize);
+    // tensor j's UTF-8, then whether j repeats an earlier name. The sorted
+    // list is the layout's, for `by_name`.
+    let mut names: Vec<NameRef> = Vec::with_capacity(count as usize);
     let mut bad_utf8: Option<(u32, usize)> = None;
     let mut cursor = heap_start;
     for i in 0..count {
@@ -603,7 +604,11 @@ fn check_heap(
         }
         let rel = u32::try_from(cursor - heap_start).map_err(|_| oob(cursor))?;
         if !name.is_empty() {
-            names.push((name, i));
+            names.push(NameRef {
+                off: rel,
+                len: len as u32,
+                index: i,
+            });
         }
         index.push(HeapRef {
             name: rel,
@@ -614,14 +619,23 @@ fn check_heap(
     // Names in strictly increasing order (as a writer that sorts them
     // leaves them) are sorted and distinct already: one compare a name,
     // where sorting took one and the duplicate scan another.
-    let dup = if names.windows(2).all(|w| matches!(w, [a, b] if a.0 < b.0)) {
+    let heap = buf.get(heap_start..).unwrap_or_default();
+    let name_of = |r: &NameRef| {
+        let at = r.off as usize;
+        heap.get(at..at.saturating_add(r.len as usize))
+            .unwrap_or_default()
+    };
+    let dup = if names
+        .windows(2)
+        .all(|w| matches!(w, [a, b] if name_of(a) < name_of(b)))
+    {
         None
     } else {
-        names.sort_unstable();
+        names.sort_unstable_by(|a, b| name_of(a).cmp(name_of(b)).then(a.index.cmp(&b.index)));
         names
             .windows(2)
             .filter_map(|w| match w {
-                [a, b] if a.0 == b.0 => Some(b.1),
+                [a, b] if name_of(a) == name_of(b) => Some(b.index),
                 _ => None,
             })
             .min()
@@ -685,15 +699,7 @@ fn check_heap(
         slot.layout = u32::try_from(cursor - heap_start).unwrap_or(u32::MAX);
         cursor = end;
     }
-    let by_name = names
-        .iter()
-        .filter_map(|&(name, i)| {
-            let off = index.get(i as usize)?.name;
-            let len = u32::try_from(name.len()).ok()?;
-            Some(NameRef { off, len, index: i })
-        })
-        .collect();
-    Ok((index, by_name))
+    Ok((index, names))
 }
 
 /// Step 3, last: the payload gaps and the unused high nibble of an odd
