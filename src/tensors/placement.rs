@@ -12,9 +12,9 @@ pub(crate) struct HeapRef {
 }
 
 /// A named tensor in [`Layout`]'s sorted list: where its name lies in
-/// the heap and its index, so that a search step reads the name alone
-/// (through the descriptor, each step read three more places: a
-/// 1,000-tensor lookup took about 175 ns).
+/// the heap and its index, so that a search step reads the name alone.
+/// (Through the tensor's descriptor and heap index, a lookup among 1,000
+/// five-byte names took 1,013 instructions, now 831: callgrind, LTO.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct NameRef {
     /// Name start, relative to the heap start.
