@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 
 use super::dtype::{Dtype, QuantScheme};
 use super::layout::{
-    align64, check_header, desc_bytes, desc_field, desc_off, desc_u16, desc_u32, desc_u64,
-    packed_len, RawDesc, RawHeader, D_BLOCK_BYTES, D_BLOCK_ELEMS, D_DTYPE, D_LAYOUT_LEN, D_LENGTH,
-    D_NAME_LEN, D_OFFSET, D_OUTER, D_RANK, D_RESERVED1, D_RESERVED2, D_SCALE, D_SCHEME, D_SHAPE,
-    FLAG_NAMES, HEADER_LEN, H_COUNT, H_FLAGS, H_HEAP, H_PAYLOAD, MAX_RANK,
+    align64, check_header, desc_field, desc_off, desc_u16, desc_u32, desc_u64, packed_len, RawDesc,
+    RawHeader, DESC_LEN, D_BLOCK_BYTES, D_BLOCK_ELEMS, D_DTYPE, D_LAYOUT_LEN, D_LENGTH, D_NAME_LEN,
+    D_OFFSET, D_OUTER, D_RANK, D_RESERVED1, D_RESERVED2, D_SCALE, D_SCHEME, D_SHAPE, FLAG_NAMES,
+    HEADER_LEN, H_COUNT, H_FLAGS, H_HEAP, H_PAYLOAD, MAX_RANK,
 };
 use super::placement::{HeapRef, Layout, NameRef};
 use super::plain_desc::plain_end;
@@ -160,8 +160,16 @@ pub(crate) fn check_meta(
     let mut heap_sum: u64 = 0;
     let mut all_plain = true;
     let mut opaque: BTreeMap<u16, (u32, u32)> = BTreeMap::new();
-    for i in 0..count {
-        let raw = desc_bytes(buf, i).ok_or_else(too_long)?;
+    // meta_end = 32 + 128 * count + heap_bytes fits in `buf` (above).
+    let descs = buf
+        .get(HEADER_LEN..)
+        .unwrap_or_default()
+        .chunks_exact(DESC_LEN);
+    if descs.len() < count as usize {
+        return Err(too_long());
+    }
+    for (i, raw) in (0..count).zip(descs) {
+        let raw: &[u8; DESC_LEN] = raw.try_into().map_err(|_| too_long())?;
         let (name_len, layout_len) = match plain_end(raw, running, h.payload_bytes, max_bytes) {
             Some((end, name_len)) => {
                 running = end;
