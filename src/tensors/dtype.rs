@@ -78,6 +78,13 @@ const TABLE: [(Dtype, &str, u32); 19] = [
     (Dtype::U4, "u4", 4),
 ];
 
+/// The row of closed code `code` (1..=19): `TABLE` is in code order, so
+/// an index, where a search took about 10 compares, once per descriptor
+/// when a directory is validated.
+fn row_of(code: u16) -> Option<&'static (Dtype, &'static str, u32)> {
+    TABLE.get(usize::from(code).wrapping_sub(1))
+}
+
 impl Dtype {
     /// Every closed dtype (codes 1..=19), in code order.
     pub const ALL: [Dtype; 19] = [
@@ -186,19 +193,15 @@ impl Dtype {
     /// The element width of closed code `code` (1..=19), `None` for any
     /// other: [`Dtype::from_code`] then [`Dtype::bits`] in one lookup.
     pub(crate) fn closed_bits(code: u16) -> Option<u32> {
-        TABLE
-            .get(usize::from(code).wrapping_sub(1))
-            .map(|(_, _, b)| *b)
+        row_of(code).map(|(_, _, b)| *b)
     }
 
-    /// The closed dtype's row of `TABLE` (in code order), by its code: a
-    /// search found it in about 10 compares, once per descriptor when a
-    /// directory is validated.
+    /// The closed dtype's row of `TABLE`.
     fn row(self) -> Option<&'static (Dtype, &'static str, u32)> {
         match self {
             // Any code, even one below 4096 (rejected when a directory is built).
             Dtype::Opaque(_) => None,
-            d => TABLE.get(usize::from(d.code()).wrapping_sub(1)),
+            d => row_of(d.code()),
         }
     }
 

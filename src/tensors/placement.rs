@@ -23,6 +23,17 @@ pub(crate) struct NameRef {
     pub index: u32,
 }
 
+impl NameRef {
+    /// The name's bytes in `heap` (the block from the heap start on);
+    /// empty when out of range, which a validated layout never is.
+    #[inline]
+    pub(crate) fn name<'h>(&self, heap: &'h [u8]) -> &'h [u8] {
+        let at = self.off as usize;
+        heap.get(at..at.saturating_add(self.len as usize))
+            .unwrap_or_default()
+    }
+}
+
 /// The shape of a validated directory block: its length and where its parts
 /// start. Returned by [`validate`](fn@super::validate); views and owned directories keep it.
 #[derive(Clone, PartialEq, Eq)]

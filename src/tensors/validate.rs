@@ -602,19 +602,28 @@ fn check_heap(
     // list is the layout's, for `by_name`.
     let mut names: Vec<NameRef> = Vec::with_capacity(count as usize);
     let mut bad_utf8: Option<(u32, usize)> = None;
+    // Whether the names so far are in strictly increasing order (as a
+    // writer that sorts them leaves them): then they are sorted and
+    // distinct already, and neither the sort nor the duplicate scan runs.
+    let mut in_order = true;
+    let mut last: &[u8] = &[];
     let mut cursor = heap_start;
     for i in 0..count {
-        let len = desc_u32(buf, i, D_NAME_LEN).ok_or_else(|| oob(cursor))? as usize;
-        let end = cursor.checked_add(len).ok_or_else(|| oob(cursor))?;
+        let len32 = desc_u32(buf, i, D_NAME_LEN).ok_or_else(|| oob(cursor))?;
+        let end = cursor
+            .checked_add(len32 as usize)
+            .ok_or_else(|| oob(cursor))?;
         let name = buf.get(cursor..end).ok_or_else(|| oob(cursor))?;
         if checks.utf8 && bad_utf8.is_none() && crate::raw::str_from_utf8(name).is_err() {
             bad_utf8 = Some((i, cursor));
         }
         let rel = u32::try_from(cursor - heap_start).map_err(|_| oob(cursor))?;
         if !name.is_empty() {
+            in_order &= last < name;
+            last = name;
             names.push(NameRef {
                 off: rel,
-                len: len as u32,
+                len: len32,
                 index: i,
             });
         }
@@ -624,26 +633,15 @@ fn check_heap(
         });
         cursor = end;
     }
-    // Names in strictly increasing order (as a writer that sorts them
-    // leaves them) are sorted and distinct already: one compare a name,
-    // where sorting took one and the duplicate scan another.
-    let heap = buf.get(heap_start..).unwrap_or_default();
-    let name_of = |r: &NameRef| {
-        let at = r.off as usize;
-        heap.get(at..at.saturating_add(r.len as usize))
-            .unwrap_or_default()
-    };
-    let dup = if names
-        .windows(2)
-        .all(|w| matches!(w, [a, b] if name_of(a) < name_of(b)))
-    {
+    let dup = if in_order {
         None
     } else {
-        names.sort_unstable_by(|a, b| name_of(a).cmp(name_of(b)).then(a.index.cmp(&b.index)));
+        let heap = buf.get(heap_start..).unwrap_or_default();
+        names.sort_unstable_by(|a, b| a.name(heap).cmp(b.name(heap)).then(a.index.cmp(&b.index)));
         names
             .windows(2)
             .filter_map(|w| match w {
-                [a, b] if name_of(a) == name_of(b) => Some(b.index),
+                [a, b] if a.name(heap) == b.name(heap) => Some(b.index),
                 _ => None,
             })
             .min()

@@ -187,13 +187,7 @@ impl<'a> TensorsView<'a> {
             .get(start..start.checked_add(self.layout.heap_bytes() as usize)?)?;
         let sorted = &self.layout.by_name;
         let k = sorted
-            .binary_search_by(|r| {
-                let at = r.off as usize;
-                let n = heap
-                    .get(at..at.saturating_add(r.len as usize))
-                    .unwrap_or(&[]);
-                n.cmp(name.as_bytes())
-            })
+            .binary_search_by(|r| r.name(heap).cmp(name.as_bytes()))
             .ok()?;
         self.get(sorted.get(k)?.index as usize)
     }
